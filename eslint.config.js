@@ -1,0 +1,23 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", "node_modules/", "coverage/", ".cache/", "data/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    rules: { "no-console": "error" },
+  },
+  {
+    // CLI entry points and dev tools talk to a terminal on purpose.
+    files: ["src/cli/**/*.ts", "src/dev/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts", "bench/**/*.ts"],
+    rules: { "no-console": "off" },
+  },
+);
