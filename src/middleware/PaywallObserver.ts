@@ -1,0 +1,24 @@
+/** How a priced request ended, for metrics and logs. */
+export type PaywallOutcome = "free" | "offered" | "paid" | "recognized" | "rejected" | "upstream_failed";
+
+/**
+ * Receives what the paywall measures; the proxy turns it into Prometheus metrics.
+ * Every method is optional; none may throw.
+ */
+export interface PaywallObserver {
+  outcome?(route: string, outcome: PaywallOutcome, code?: string): void;
+  verifyLatency?(ms: number, ok: boolean): void;
+  settleLatency?(ms: number, ok: boolean): void;
+  facilitatorError?(endpoint: "verify" | "settle" | "supported", code: string): void;
+  heldBytes?(bytes: number): void;
+}
+
+/** Per-request facts the middleware leaves in `res.locals.x402` for access logs. */
+export interface PaywallRequestInfo {
+  route: string;
+  outcome: PaywallOutcome;
+  code?: string;
+  payer?: string;
+  amount?: string;
+  transaction?: string;
+}

@@ -1,0 +1,65 @@
+/**
+ * The gateway's error catalogue: every error that leaves the gateway has one of these codes,
+ * the HTTP status written beside it, and one flat body shape `{ error, message, details }`.
+ */
+export const ERROR_STATUS = {
+  invalid_payment: 400,
+  invalid_sign_in: 400,
+  invalid_path: 400,
+  sign_in_rejected: 401,
+  payment_required: 402,
+  payment_mismatch: 402,
+  payment_already_used: 402,
+  verification_failed: 402,
+  settlement_failed: 402,
+  tls_required: 403,
+  payment_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  header_too_large: 431,
+  internal_error: 500,
+  facilitator_error: 502,
+  upstream_unavailable: 502,
+  response_too_large: 502,
+  facilitator_unavailable: 503,
+  upstream_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface GatewayErrorOptions {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** Seconds a client should wait before retrying; sent as `Retry-After`. */
+  retryAfterSeconds?: number;
+}
+
+/** Base of every error the gateway answers with. `code` is the stable wire code; `message` is one actionable line. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GatewayError";
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = options.details ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** The flat error body every non-402 error is sent as. */
+  toBody(): { error: ErrorCode; message: string; details: Record<string, unknown> } {
+    return { error: this.code, message: this.message, details: this.details };
+  }
+
+  /** Follows the `cause` chain to the innermost error. */
+  walk(): unknown {
+    if (this.cause === undefined) return this;
+    let current: unknown = this.cause;
+    while (current instanceof Error && current.cause !== undefined) current = current.cause;
+    return current;
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from "zod/v4";
+
+/** A non-negative integer in decimal, no leading zeros: how amounts travel in JSON. */
+export const decimalIntegerString = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/, "expected a non-negative decimal integer string");
+
+/** CAIP-2 chain id, e.g. `eip155:8453`. */
+export const caip2Network = z
+  .string()
+  .regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, "expected a CAIP-2 network id such as eip155:8453");
+
+export const evmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address");
+
+export const paymentRequirementsSchema = z.object({
+  scheme: z.string().min(1),
+  network: caip2Network,
+  amount: decimalIntegerString,
+  asset: z.string().min(1),
+  payTo: z.string().min(1),
+  maxTimeoutSeconds: z.number().int().positive(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
+
+export const resourceInfoSchema = z.object({
+  url: z.string(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+});
+export type ResourceInfo = z.infer<typeof resourceInfoSchema>;
+
+export const paymentRequiredSchema = z.object({
+  x402Version: z.literal(2),
+  error: z.string().optional(),
+  resource: resourceInfoSchema,
+  accepts: z.array(paymentRequirementsSchema),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+export type PaymentRequired = z.infer<typeof paymentRequiredSchema>;
+
+export const paymentPayloadSchema = z.object({
+  x402Version: z.literal(2, { error: "expected x402Version 2" }),
+  resource: resourceInfoSchema.optional(),
+  accepted: paymentRequirementsSchema,
+  payload: z.record(z.string(), z.unknown()),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+export type PaymentPayload = z.infer<typeof paymentPayloadSchema>;
+
+const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/, "expected a 0x-prefixed hex string");
+
+/** The `payload` of an EVM `exact` / `exact-pq` payment: an EIP-3009 authorization and its signature. */
+export const evmExactPayloadSchema = z.object({
+  signature: hexString,
+  authorization: z.object({
+    from: evmAddress,
+    to: evmAddress,
+    value: decimalIntegerString,
+    validAfter: decimalIntegerString,
+    validBefore: decimalIntegerString,
+    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected 32 bytes of hex"),
+  }),
+});
+export type EvmExactPayload = z.infer<typeof evmExactPayloadSchema>;
+
+export const verifyResponseSchema = z.object({
+  isValid: z.boolean(),
+  invalidReason: z.string().optional(),
+  invalidMessage: z.string().optional(),
+  payer: z.string().optional(),
+});
+export type VerifyResponse = z.infer<typeof verifyResponseSchema>;
+
+export const settleResponseSchema = z.object({
+  success: z.boolean(),
+  transaction: z.string(),
+  network: z.string(),
+  payer: z.string().optional(),
+  errorReason: z.string().optional(),
+  errorMessage: z.string().optional(),
+});
+export type SettleResponse = z.infer<typeof settleResponseSchema>;
+
+export const supportedResponseSchema = z.object({
+  kinds: z.array(
+    z.object({
+      x402Version: z.number().int(),
+      scheme: z.string(),
+      network: z.string(),
+      extra: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  extensions: z.array(z.string()).optional(),
+  signers: z.record(z.string(), z.unknown()).optional(),
+});
+export type SupportedResponse = z.infer<typeof supportedResponseSchema>;
+
+/** EVM networks whose `exact` and `exact-pq` schemes carry an EIP-3009 authorization. */
+export const EVM_AUTHORIZATION_SCHEMES: ReadonlySet<string> = new Set(["exact", "exact-pq"]);
+export const isEvmNetwork = (network: string): boolean => network.startsWith("eip155:");
