@@ -1,0 +1,76 @@
+/** A route key compiled for matching: `"GET /api/metrics/:userAddress"`, `"/files/*"`. */
+export interface RoutePattern {
+  key: string;
+  /** Upper-case method, or undefined for any method. */
+  method: string | undefined;
+  /** Lower-cased literal segments, or null where a `:param` stands. */
+  segments: Array<string | null>;
+  /** A trailing `*`: matches any number of further segments (zero included). */
+  wildcard: boolean;
+  /** Higher wins when several patterns match: literals beat params beat wildcards; a method beats none. */
+  specificity: number;
+}
+
+export class RouteKeyError extends Error {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
+    super(`route ${JSON.stringify(key)}: ${reason}`);
+    this.name = "RouteKeyError";
+  }
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+export function compileRoutePattern(key: string): RoutePattern {
+  const parts = key.trim().split(/\s+/);
+  if (parts.length > 2) throw new RouteKeyError(key, 'expected "METHOD /path" or "/path"');
+  const [methodPart, pathPart] = parts.length === 2 ? parts : [undefined, parts[0]];
+  const method = methodPart?.toUpperCase();
+  if (method !== undefined && !METHODS.has(method)) {
+    throw new RouteKeyError(key, `unknown method ${JSON.stringify(methodPart)}`);
+  }
+  if (pathPart === undefined || !pathPart.startsWith("/")) {
+    throw new RouteKeyError(key, "the path must start with /");
+  }
+  const raw = pathPart.split("/").filter((segment) => segment !== "");
+  const wildcard = raw[raw.length - 1] === "*";
+  if (wildcard) raw.pop();
+  const segments: Array<string | null> = [];
+  let specificity = method === undefined ? 0 : 1;
+  for (const segment of raw) {
+    if (segment === "*") throw new RouteKeyError(key, "`*` may only end a path");
+    if (segment === "." || segment === "..") throw new RouteKeyError(key, "dot segments are not allowed");
+    if (segment.startsWith(":")) {
+      if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment))
+        throw new RouteKeyError(key, `bad parameter ${segment}`);
+      segments.push(null);
+      specificity += 20;
+    } else {
+      if (/[%\\]/.test(segment)) throw new RouteKeyError(key, "write the path unencoded, without \\");
+      segments.push(segment.toLowerCase());
+      specificity += 30;
+    }
+  }
+  if (!wildcard) specificity += 10;
+  return { key, method, segments, wildcard, specificity };
+}
+
+/**
+ * Whether `pattern` matches a method and a normalised, lower-cased path split into segments.
+ * A `GET` route also prices `HEAD`, which Express serves from the same handler.
+ */
+export function patternMatches(pattern: RoutePattern, method: string, segments: readonly string[]): boolean {
+  if (pattern.method !== undefined && pattern.method !== method) {
+    if (!(pattern.method === "GET" && method === "HEAD")) return false;
+  }
+  const expected = pattern.segments;
+  if (pattern.wildcard ? segments.length < expected.length : segments.length !== expected.length)
+    return false;
+  for (let i = 0; i < expected.length; i++) {
+    const literal = expected[i];
+    if (literal !== null && literal !== segments[i]) return false;
+  }
+  return true;
+}

@@ -1,0 +1,56 @@
+/** Why a path cannot be matched safely. */
+export type PathRejection = "encoded_slash" | "backslash" | "malformed_percent_encoding" | "not_absolute";
+
+export type NormalizedPath = { ok: true; path: string } | { ok: false; reason: PathRejection };
+
+const HEX = "0123456789ABCDEF";
+
+function isUnreserved(code: number): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) || // A-Z
+    (code >= 0x61 && code <= 0x7a) || // a-z
+    (code >= 0x30 && code <= 0x39) || // 0-9
+    code === 0x2d || // -
+    code === 0x2e || // .
+    code === 0x5f || // _
+    code === 0x7e // ~
+  );
+}
+
+function hexValue(char: string | undefined): number {
+  if (char === undefined) return -1;
+  return HEX.indexOf(char.toUpperCase());
+}
+
+/**
+ * The one path the paywall prices and forwards: percent-encoded unreserved characters decoded (other
+ * escapes kept, upper-cased), dot segments resolved, repeated slashes collapsed, trailing slash dropped.
+ * Encoded `/` or `\` and raw `\` are rejected: servers disagree on what they mean.
+ * Pure and total: never throws.
+ */
+export function normalizePath(rawPath: string): NormalizedPath {
+  if (!rawPath.startsWith("/")) return { ok: false, reason: "not_absolute" };
+  let decoded = "";
+  for (let i = 0; i < rawPath.length; i++) {
+    const char = rawPath[i] as string;
+    if (char === "\\") return { ok: false, reason: "backslash" };
+    if (char !== "%") {
+      decoded += char;
+      continue;
+    }
+    const high = hexValue(rawPath[i + 1]);
+    const low = hexValue(rawPath[i + 2]);
+    if (high < 0 || low < 0) return { ok: false, reason: "malformed_percent_encoding" };
+    const code = high * 16 + low;
+    if (code === 0x2f || code === 0x5c) return { ok: false, reason: "encoded_slash" };
+    decoded += isUnreserved(code) ? String.fromCharCode(code) : `%${HEX[high]}${HEX[low]}`;
+    i += 2;
+  }
+  const segments: string[] = [];
+  for (const segment of decoded.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") segments.pop();
+    else segments.push(segment);
+  }
+  return { ok: true, path: `/${segments.join("/")}` };
+}

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { RouteTable } from "../../src/pricing/RouteTable.js";
+import { AssetTable } from "../../src/pricing/knownAssets.js";
+import { normalizePath } from "../../src/pricing/normalizePath.js";
+import { parseMoney } from "../../src/pricing/parseMoney.js";
+
+const defaults = {
+  payTo: "0x1111111111111111111111111111111111111111",
+  network: "eip155:84532",
+  maxTimeoutSeconds: 60,
+  assets: new AssetTable(),
+};
+
+const table = new RouteTable(
+  {
+    "GET /api/apy": { price: "$0.001" },
+    "POST /api/stake": {
+      price: "$0.01",
+      accepts: [{ scheme: "exact-pq", network: "eip155:8453", price: "0.02" }],
+    },
+    "GET /api/metrics/validator": { price: "$0.002" },
+    "GET /api/metrics/:userAddress": { price: "$0.003" },
+    "/files/*": { price: "$1" },
+  },
+  defaults,
+);
+
+function keyOf(method: string, path: string): string | undefined {
+  const match = table.match(method, path);
+  return match.kind === "priced" ? match.route.key : match.kind;
+}
+
+describe("normalizePath", () => {
+  it.each([
+    ["/api/apy", "/api/apy"],
+    ["/api//apy/", "/api/apy"],
+    ["/api/./x/../apy", "/api/apy"],
+    ["/api/%61py", "/api/apy"],
+    ["/api/%2e%2e/api/apy", "/api/apy"],
+    ["/a%20b", "/a%20b"],
+    ["/a%c3%a9", "/a%C3%A9"],
+    ["/../../etc", "/etc"],
+    ["/", "/"],
+  ])("%s → %s", (raw, expected) => {
+    expect(normalizePath(raw)).toEqual({ ok: true, path: expected });
+  });
+
+  it.each([
+    ["/api%2Fapy", "encoded_slash"],
+    ["/api%5capy", "encoded_slash"],
+    ["/api\\apy", "backslash"],
+    ["/api/%zz", "malformed_percent_encoding"],
+    ["/api/%4", "malformed_percent_encoding"],
+    ["api", "not_absolute"],
+  ])("%s is rejected (%s)", (raw, reason) => {
+    expect(normalizePath(raw)).toEqual({ ok: false, reason });
+  });
+
+  it("property: never throws, always absolute, idempotent, no dot segments or empty segments", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("/", ".", "%", "2", "e", "f", "a", "\\", "5", "c", "~", "x") }),
+        (tail) => {
+          const result = normalizePath(`/${tail}`);
+          if (!result.ok) return;
+          expect(result.path.startsWith("/")).toBe(true);
+          expect(normalizePath(result.path)).toEqual(result);
+          const segments = result.path.split("/").slice(1);
+          if (result.path !== "/")
+            expect(segments.every((s) => s !== "" && s !== "." && s !== "..")).toBe(true);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe("RouteTable", () => {
+  it("matches method and path, most specific first", () => {
+    expect(keyOf("GET", "/api/apy")).toBe("GET /api/apy");
+    expect(keyOf("HEAD", "/api/apy")).toBe("GET /api/apy");
+    expect(keyOf("POST", "/api/apy")).toBe("free");
+    expect(keyOf("GET", "/api/metrics/validator")).toBe("GET /api/metrics/validator");
+    expect(keyOf("GET", "/api/metrics/0xabc")).toBe("GET /api/metrics/:userAddress");
+    expect(keyOf("DELETE", "/files")).toBe("/files/*");
+    expect(keyOf("PUT", "/files/a/b/c")).toBe("/files/*");
+    expect(keyOf("GET", "/health")).toBe("free");
+  });
+
+  it("matches on the normalised path, case-insensitively like Express", () => {
+    expect(keyOf("GET", "/API//Apy/")).toBe("GET /api/apy");
+    expect(keyOf("GET", "/x/../api/%61py")).toBe("GET /api/apy");
+    const match = table.match("GET", "/api/./metrics//0xABC/");
+    expect(match).toMatchObject({ kind: "priced", path: "/api/metrics/0xABC" });
+  });
+
+  it("rejects ambiguous encodings only where they could reach a priced route", () => {
+    expect(table.match("GET", "/api%2Fapy")).toEqual({ kind: "invalid", reason: "encoded_slash" });
+    expect(table.match("GET", "/api\\apy")).toEqual({ kind: "invalid", reason: "backslash" });
+    expect(table.match("GET", "/files/%zz")).toEqual({
+      kind: "invalid",
+      reason: "malformed_percent_encoding",
+    });
+    expect(table.match("GET", "/public/a%2Fb")).toEqual({ kind: "free" });
+  });
+
+  it("builds requirements with integer money and the asset's EIP-712 domain", () => {
+    const stake = table.routes.find((route) => route.key === "POST /api/stake");
+    expect(stake?.requirements).toEqual([
+      {
+        scheme: "exact",
+        network: "eip155:84532",
+        amount: "10000",
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        payTo: defaults.payTo,
+        maxTimeoutSeconds: 60,
+        extra: { name: "USDC", version: "2" },
+      },
+      {
+        scheme: "exact-pq",
+        network: "eip155:8453",
+        amount: "20000",
+        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        payTo: defaults.payTo,
+        maxTimeoutSeconds: 60,
+        extra: { name: "USD Coin", version: "2" },
+      },
+    ]);
+  });
+
+  it("fails at start-up on bad keys and prices, naming the route", () => {
+    expect(() => new RouteTable({ "FETCH /x": { price: "$1" } }, defaults)).toThrow(/routes\["FETCH \/x"\]/);
+    expect(() => new RouteTable({ "GET /x": { price: "$0.0000001" } }, defaults)).toThrow(/6 decimal places/);
+    expect(() => new RouteTable({ "GET /x": { price: "$0" } }, defaults)).toThrow(/zero/);
+    expect(() => new RouteTable({ "GET /x": { price: "$1", network: "eip155:1" } }, defaults)).toThrow(
+      /no default asset is known for eip155:1/,
+    );
+    expect(() => new RouteTable({ "GET /a/*/b": { price: "$1" } }, defaults)).toThrow(/may only end/);
+  });
+
+  it("property: a normalised path never matches a route its segments do not spell", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("api", "apy", "..", ".", "", "%2e", "%2E%2e", "metrics", "APY", "x"), {
+          maxLength: 6,
+        }),
+        (parts) => {
+          const raw = `/${parts.join("/")}`;
+          const match = table.match("GET", raw);
+          if (match.kind !== "priced") return;
+          const segments = match.path.toLowerCase().split("/").slice(1);
+          const literal = match.route.pattern.segments;
+          literal.forEach((segment, i) => {
+            if (segment !== null) expect(segments[i]).toBe(segment);
+          });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe("parseMoney", () => {
+  it("uses integers only", () => {
+    expect(parseMoney("$0.01", 6)).toBe(10_000n);
+    expect(parseMoney("0.000001", 6)).toBe(1n);
+    expect(parseMoney("$12345678901234567890.5", 18)).toBe(12345678901234567890500000000000000000n);
+    expect(() => parseMoney("1e-3", 6)).toThrow(/not a money string/);
+    expect(() => parseMoney("-1", 6)).toThrow(/not a money string/);
+  });
+});
