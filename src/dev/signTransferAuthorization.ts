@@ -1,0 +1,74 @@
+import { bytesToHex, getAddress, type Hex } from "viem";
+import type { LocalAccount } from "viem/accounts";
+import { randomBytes } from "node:crypto";
+
+export interface SignTransferAuthorizationOptions {
+  /** The payer, who signs. */
+  account: LocalAccount;
+  /** The EIP-3009 token. */
+  token: { address: Hex; name: string; version: string };
+  chainId: number;
+  to: Hex;
+  /** Amount in the token's smallest unit. */
+  value: bigint;
+  /** Seconds since the epoch; default 0. */
+  validAfter?: bigint;
+  /** Seconds since the epoch. */
+  validBefore: bigint;
+  /** 32 bytes; default random. */
+  nonce?: Hex;
+}
+
+/** An EVM `exact` payment's `payload`: strings, as they travel in a `PaymentPayload`. */
+export interface SignedTransferAuthorization {
+  signature: Hex;
+  authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex };
+}
+
+/**
+ * Signs an EIP-3009 `TransferWithAuthorization` by hand, for payments the official client will not
+ * make (e.g. one whose `validBefore` is already past).
+ */
+export async function signTransferAuthorization(
+  options: SignTransferAuthorizationOptions,
+): Promise<SignedTransferAuthorization> {
+  const message = {
+    from: options.account.address,
+    to: getAddress(options.to),
+    value: options.value,
+    validAfter: options.validAfter ?? 0n,
+    validBefore: options.validBefore,
+    nonce: options.nonce ?? bytesToHex(randomBytes(32)),
+  };
+  const signature = await options.account.signTypedData({
+    domain: {
+      name: options.token.name,
+      version: options.token.version,
+      chainId: options.chainId,
+      verifyingContract: getAddress(options.token.address),
+    },
+    types: {
+      TransferWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return {
+    signature,
+    authorization: {
+      from: message.from,
+      to: message.to,
+      value: message.value.toString(),
+      validAfter: message.validAfter.toString(),
+      validBefore: message.validBefore.toString(),
+      nonce: message.nonce,
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { Network } from "@x402/core/types";
+import type { Chain, Hex, PublicClient } from "viem";
+import { deployTestToken, type TestToken } from "./deployTestToken.js";
+import { devAccount, DEV_ACCOUNT_INDEX, type DevAccount } from "./devAccounts.js";
+import { startAnvil } from "./startAnvil.js";
+import { startFacilitator, type LocalScheme, type RunningFacilitator } from "./startFacilitator.js";
+import { testUSDCAbi } from "./testUSDCAbi.js";
+
+export interface StartLocalStackOptions {
+  /** anvil's port on 127.0.0.1; default a free one. */
+  port?: number;
+  /** The facilitator's port on 127.0.0.1; default a free one. */
+  facilitatorPort?: number;
+  /** Schemes the facilitator serves (default `["exact", "exact-pq"]`). */
+  schemes?: LocalScheme[];
+  /** TestUSDC minted to the payer, in the smallest unit (6 decimals); default 1 000 USDC. */
+  fundPayer?: bigint | string;
+  /** Progress lines (anvil up, token deployed, facilitator listening, each verify/settle). */
+  log?: (line: string) => void;
+}
+
+/**
+ * A whole x402 payment stack on this machine, no internet needed. The accounts are anvil's
+ * well-known dev accounts (mnemonic "test test … junk"): public test keys, never for real funds.
+ */
+export interface LocalStack {
+  /** anvil's JSON-RPC URL, `http://127.0.0.1:<port>`. */
+  rpcUrl: string;
+  /** viem chain (id 31337) pointing at `rpcUrl`. */
+  chain: Chain;
+  /** CAIP-2 id of the chain: `eip155:31337`. */
+  network: Network;
+  /** viem public client on the chain (fast polling). */
+  publicClient: PublicClient;
+  accounts: {
+    /** Sends settlement transactions (anvil account 0; also deployed and minted the token). */
+    facilitator: DevAccount;
+    /** Holds `fundPayer` TestUSDC; give its key to the paying client (anvil account 1). */
+    payer: DevAccount;
+    /** Where the paywall's `payTo` should point (anvil account 2); starts with 0 TestUSDC. */
+    payee: DevAccount;
+  };
+  /** The deployed EIP-3009 token: `asset` = `address`, `extra` = `{ name, version }`. */
+  token: TestToken;
+  /** Base URL of the facilitator (`/verify`, `/settle`, `/supported`). */
+  facilitatorUrl: string;
+  /** The running facilitator (call counts, `stop()` to simulate an outage). */
+  facilitator: RunningFacilitator;
+  /** TestUSDC balance of `address`, in the smallest unit. */
+  balanceOf(address: Hex): Promise<bigint>;
+  /** Stops the facilitator and anvil. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** 1 000 USDC at 6 decimals. */
+export const DEFAULT_PAYER_FUNDS = 1_000_000_000n;
+
+/** Starts anvil, deploys and funds TestUSDC, and serves a facilitator on loopback. */
+export async function startLocalStack(options: StartLocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log;
+  const accounts = {
+    facilitator: devAccount(DEV_ACCOUNT_INDEX.facilitator),
+    payer: devAccount(DEV_ACCOUNT_INDEX.payer),
+    payee: devAccount(DEV_ACCOUNT_INDEX.payee),
+  };
+  const anvil = await startAnvil({ port: options.port, log });
+  let facilitator: RunningFacilitator | undefined;
+  try {
+    const token = await deployTestToken({
+      rpcUrl: anvil.rpcUrl,
+      chain: anvil.chain,
+      publicClient: anvil.publicClient,
+      deployerPrivateKey: accounts.facilitator.privateKey,
+      mint: [{ to: accounts.payer.address, amount: BigInt(options.fundPayer ?? DEFAULT_PAYER_FUNDS) }],
+      log,
+    });
+    facilitator = await startFacilitator({
+      rpcUrl: anvil.rpcUrl,
+      chain: anvil.chain,
+      privateKey: accounts.facilitator.privateKey,
+      schemes: options.schemes,
+      port: options.facilitatorPort,
+      log,
+    });
+    const running = facilitator;
+    let stopped: Promise<void> | undefined;
+    return {
+      rpcUrl: anvil.rpcUrl,
+      chain: anvil.chain,
+      network: running.network,
+      publicClient: anvil.publicClient,
+      accounts,
+      token,
+      facilitatorUrl: running.url,
+      facilitator: running,
+      balanceOf: (address) =>
+        anvil.publicClient.readContract({
+          address: token.address,
+          abi: testUSDCAbi,
+          functionName: "balanceOf",
+          args: [address],
+        }),
+      stop: () => (stopped ??= running.stop().finally(() => anvil.stop())),
+    };
+  } catch (error) {
+    await facilitator?.stop();
+    await anvil.stop();
+    throw error;
+  }
+}
