@@ -27,7 +27,7 @@ export const stakeBodySchema = z
     tokenAddress,
     rewardAddress: feltSchema.optional().meta({ description: "Where rewards go; the user when absent" }),
   })
-  .meta({ id: "StakeRequest" });
+  .meta({ title: "StakeRequest" });
 
 export const addToPoolBodySchema = z
   .strictObject({
@@ -36,7 +36,7 @@ export const addToPoolBodySchema = z
     tokenAddress,
     poolMember: feltSchema.optional().meta({ description: "Member whose stake grows; the user when absent" }),
   })
-  .meta({ id: "AddToPoolRequest" });
+  .meta({ title: "AddToPoolRequest" });
 
 export const unstakeIntentBodySchema = z
   .strictObject({
@@ -44,13 +44,13 @@ export const unstakeIntentBodySchema = z
     amount: amountSchema.meta({ description: "Amount to exit; replaces a pending intent, `0` cancels it" }),
     tokenAddress,
   })
-  .meta({ id: "UnstakeIntentRequest" });
+  .meta({ title: "UnstakeIntentRequest" });
 
 export const memberBodySchema = z
   .strictObject({ userAddress: feltSchema, tokenAddress })
-  .meta({ id: "MemberRequest" });
+  .meta({ title: "MemberRequest" });
 
-export const tokenQuerySchema = z.strictObject({ tokenAddress }).meta({ id: "TokenQuery" });
+export const tokenQuerySchema = z.strictObject({ tokenAddress }).meta({ title: "TokenQuery" });
 
 export const userAddressParamsSchema = z.strictObject({ userAddress: feltSchema });
 
