@@ -1,0 +1,35 @@
+import { readFile } from "node:fs/promises";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { renderConfigJsonSchema } from "../../src/config/buildConfigJsonSchema.js";
+import { parseConfig } from "../../src/config/loadConfig.js";
+
+const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), "utf8");
+
+describe("config/gateway.schema.json", () => {
+  it("is up to date with the zod schema (run `npm run config-schema`)", async () => {
+    expect(await read("config/gateway.schema.json")).toBe(renderConfigJsonSchema());
+  });
+
+  for (const path of ["config/gateway.yaml", "config/examples/production.yaml"]) {
+    it(`accepts ${path} as written (with its \${VAR} references) and the loader accepts it interpolated`, async () => {
+      const text = await read(path);
+      const ajv = new Ajv2020({ strict: false, validateFormats: false });
+      const validate = ajv.compile(JSON.parse(renderConfigJsonSchema()) as object);
+      const raw: unknown = parse(text, {
+        customTags: (tags) =>
+          tags.filter(
+            (t) => typeof t !== "object" || !("format" in t) || (t.format !== "HEX" && t.format !== "OCT"),
+          ),
+      });
+      expect(validate(raw), JSON.stringify(validate.errors)).toBe(true);
+      const env = {
+        FACILITATOR_API_KEY: "k",
+        X402_PAY_TO: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        REDIS_URL: "redis://127.0.0.1:6379",
+      };
+      expect(() => parseConfig(text, { file: path, env })).not.toThrow();
+    });
+  }
+});
