@@ -1,1 +1,26 @@
+export { x402, X402OptionsError, type X402Middleware, type SupportReport } from "./middleware/x402.js";
+export type {
+  X402Options,
+  PaidEvent,
+  ErrorEvent,
+  RouteConfig,
+  PaywallSettings,
+} from "./middleware/options.js";
+export type { Logger } from "./middleware/Logger.js";
+export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./middleware/PaywallObserver.js";
+export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
+export type { Facilitator } from "./facilitator/Facilitator.js";
+export type { PaymentLedger, ReserveOutcome } from "./ledger/PaymentLedger.js";
+export { MemoryPaymentLedger } from "./ledger/MemoryPaymentLedger.js";
+export type { SignInGate, SignInContext, AdmitResult } from "./recognition/SignInGate.js";
+export { GatewayError, ERROR_STATUS, type ErrorCode } from "./protocol/errors.js";
 export { encodeBase64Json, decodeBase64Json, Base64JsonError } from "./protocol/base64Json.js";
+export type {
+  PaymentRequired,
+  PaymentRequirements,
+  PaymentPayload,
+  SettleResponse,
+  VerifyResponse,
+  SupportedResponse,
+} from "./protocol/schemas.js";
+export { KNOWN_ASSETS, type KnownAsset } from "./pricing/knownAssets.js";

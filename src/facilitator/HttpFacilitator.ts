@@ -1,0 +1,170 @@
+import type { z } from "zod/v4";
+import { GatewayError } from "../protocol/errors.js";
+import {
+  settleResponseSchema,
+  supportedResponseSchema,
+  verifyResponseSchema,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type SupportedResponse,
+  type VerifyResponse,
+} from "../protocol/schemas.js";
+import type { FacilitatorHeaders } from "../middleware/options.js";
+import { DEFAULTS } from "../middleware/options.js";
+import type { Facilitator } from "./Facilitator.js";
+
+export interface HttpFacilitatorOptions {
+  /** Base URL; `/verify`, `/settle` and `/supported` are appended. */
+  url: string;
+  /** Timeout of `/verify`, in ms. */
+  timeoutMs?: number;
+  /** Timeout of `/settle`, in ms. */
+  settleTimeoutMs?: number;
+  /** Timeout of `/supported`, in ms. */
+  supportedTimeoutMs?: number;
+  /** Extra headers (e.g. auth): a fixed map, or a function of the endpoint. */
+  headers?: Record<string, string> | FacilitatorHeaders | undefined;
+  fetch?: typeof fetch;
+}
+
+type Endpoint = "verify" | "settle" | "supported";
+
+/** Seconds a client is told to wait when the facilitator cannot answer. */
+const RETRY_AFTER_SECONDS = 5;
+/** Largest facilitator reply read, in bytes. */
+const MAX_REPLY_BYTES = 1024 * 1024;
+
+/**
+ * Client of a facilitator's HTTP API. Every call has a timeout; replies are validated. Failures are
+ * classified: unreachable, timed out or 5xx → `facilitator_unavailable` (503, Retry-After);
+ * a malformed reply or a refused request → `facilitator_error` (502). An invalid payment is not a
+ * failure: it comes back as `isValid: false` / `success: false`.
+ */
+export class HttpFacilitator implements Facilitator {
+  private readonly base: string;
+  private readonly fetch: typeof fetch;
+  private readonly timeouts: Record<Endpoint, number>;
+
+  constructor(private readonly options: HttpFacilitatorOptions) {
+    this.base = options.url.replace(/\/+$/, "");
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.timeouts = {
+      verify: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,
+      settle: options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs,
+      supported: options.supportedTimeoutMs ?? DEFAULTS.supportedTimeoutMs,
+    };
+  }
+
+  verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
+    const body = { x402Version: 2, paymentPayload, paymentRequirements };
+    return this.withOneRetry(() => this.call("verify", verifyResponseSchema, body));
+  }
+
+  /** Never retried: a second settle could move money twice. */
+  settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
+    return this.call("settle", settleResponseSchema, { x402Version: 2, paymentPayload, paymentRequirements });
+  }
+
+  supported(): Promise<SupportedResponse> {
+    return this.withOneRetry(() => this.call("supported", supportedResponseSchema));
+  }
+
+  /** Retry once, only when the facilitator could not be reached at all (nothing was processed). */
+  private async withOneRetry<T>(attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (error instanceof GatewayError && error.details.reason === "unreachable") return attempt();
+      throw error;
+    }
+  }
+
+  private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    const url = `${this.base}/${endpoint}`;
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...(await this.extraHeaders(endpoint)),
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetch(url, {
+        method: body === undefined ? "GET" : "POST",
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeouts[endpoint]),
+        redirect: "error",
+      });
+      text = await readLimited(response, MAX_REPLY_BYTES);
+    } catch (error) {
+      const timedOut =
+        error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+      throw new GatewayError(
+        "facilitator_unavailable",
+        timedOut
+          ? `the facilitator did not answer /${endpoint} within ${this.timeouts[endpoint]} ms`
+          : `the facilitator could not be reached for /${endpoint}`,
+        {
+          details: { endpoint, reason: timedOut ? "timeout" : "unreachable" },
+          cause: error,
+          retryAfterSeconds: RETRY_AFTER_SECONDS,
+        },
+      );
+    }
+    if (response.status >= 500) {
+      throw new GatewayError(
+        "facilitator_unavailable",
+        `the facilitator answered /${endpoint} with ${response.status}`,
+        {
+          details: { endpoint, reason: "server_error", status: response.status },
+          retryAfterSeconds: retryAfter(response) ?? RETRY_AFTER_SECONDS,
+        },
+      );
+    }
+    const parsed = schema.safeParse(parseJson(text));
+    if (parsed.success) return parsed.data;
+    throw new GatewayError(
+      "facilitator_error",
+      response.ok
+        ? `the facilitator's /${endpoint} reply is malformed`
+        : `the facilitator refused /${endpoint} with ${response.status}`,
+      {
+        details: {
+          endpoint,
+          reason: response.ok ? "malformed" : "rejected",
+          status: response.status,
+          issues: parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+        },
+      },
+    );
+  }
+
+  private async extraHeaders(endpoint: Endpoint): Promise<Record<string, string>> {
+    const { headers } = this.options;
+    if (headers === undefined) return {};
+    return typeof headers === "function" ? headers(endpoint) : headers;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function retryAfter(response: Response): number | undefined {
+  const value = Number(response.headers.get("retry-after"));
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+async function readLimited(response: Response, limit: number): Promise<string> {
+  const length = Number(response.headers.get("content-length"));
+  if (length > limit) throw new Error(`reply of ${length} bytes is over ${limit}`);
+  const text = await response.text();
+  if (text.length > limit) throw new Error(`reply over ${limit} bytes`);
+  return text;
+}

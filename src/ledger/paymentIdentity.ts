@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto";
+import {
+  EVM_AUTHORIZATION_SCHEMES,
+  evmExactPayloadSchema,
+  isEvmNetwork,
+  type PaymentPayload,
+} from "../protocol/schemas.js";
+
+/** Key order fixed, no whitespace: the same payload always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The identity one payment is known by in the ledger (RELIABILITY.md §Money 3): for an EVM
+ * EIP-3009 authorization `(network, asset, from, nonce)` lower-cased, which is what the token
+ * contract itself refuses to use twice; otherwise the SHA-256 of the canonical JSON of `payload`.
+ */
+export function paymentIdentity(payment: PaymentPayload): string {
+  const { accepted } = payment;
+  if (EVM_AUTHORIZATION_SCHEMES.has(accepted.scheme) && isEvmNetwork(accepted.network)) {
+    const evm = evmExactPayloadSchema.safeParse(payment.payload);
+    if (evm.success) {
+      const { from, nonce } = evm.data.authorization;
+      return ["evm", accepted.network, accepted.asset, from, nonce].join("|").toLowerCase();
+    }
+  }
+  return `sha256|${createHash("sha256").update(canonicalJson(payment.payload)).digest("hex")}`;
+}
+
+/** Until when a spent payment must be remembered: its `validBefore` (plus a minute of skew), or the default. */
+export function spentUntilMs(payment: PaymentPayload, nowMs: number, defaultTtlMs: number): number {
+  const evm = evmExactPayloadSchema.safeParse(payment.payload);
+  if (!evm.success) return nowMs + defaultTtlMs;
+  const validBeforeMs = Number(evm.data.authorization.validBefore) * 1000;
+  return Number.isFinite(validBeforeMs) ? Math.max(validBeforeMs, nowMs) + 60_000 : nowMs + defaultTtlMs;
+}

@@ -1,0 +1,376 @@
+import type { NextFunction, Request, Response } from "express";
+import { GatewayError } from "../protocol/errors.js";
+import { PAYMENT_SIGNATURE, SIGN_IN_WITH_X, MAX_JSON_PAYMENT_HEADER_BYTES } from "../protocol/headers.js";
+import { negotiatePaymentFormat } from "../protocol/negotiatePaymentFormat.js";
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../protocol/schemas.js";
+import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
+import type { Facilitator } from "../facilitator/Facilitator.js";
+import type { PaymentLedger } from "../ledger/PaymentLedger.js";
+import { paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
+import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
+import { decodePaymentHeader } from "./decodePaymentHeader.js";
+import { holdResponse } from "./holdResponse.js";
+import type { Logger } from "./Logger.js";
+import { matchRequirements } from "./matchRequirements.js";
+import type { ErrorEvent, PaidEvent } from "./options.js";
+import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
+import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
+
+/** Everything the per-request flow depends on: interfaces, never implementations. */
+export interface PaywallDeps {
+  routes: RouteTable;
+  facilitator: Facilitator;
+  ledger: PaymentLedger;
+  signInGateFor: (route: PricedRoute) => SignInGate | undefined;
+  logger: Logger;
+  observer: PaywallObserver;
+  onPaid?: ((event: PaidEvent) => void) | undefined;
+  onError?: ((event: ErrorEvent) => void) | undefined;
+  now: () => number;
+  publicUrl?: string | undefined;
+  requireTls: (req: Request) => boolean;
+  maxHeldResponseBytes: number;
+  reservationTtlMs: number;
+  spentTtlMs: number;
+}
+
+/** One priced request on its way through the paywall. */
+interface Exchange {
+  req: Request;
+  res: Response;
+  route: PricedRoute;
+  info: PaywallRequestInfo;
+  offer: () => Promise<Offer>;
+}
+
+interface Verified {
+  payment: PaymentPayload;
+  requirements: PaymentRequirements;
+  id: string;
+  token: string;
+  payer: string;
+}
+
+function headerOf(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+function splitUrl(url: string): { pathname: string; search: string } {
+  const index = url.indexOf("?");
+  return index === -1
+    ? { pathname: url, search: "" }
+    : { pathname: url.slice(0, index), search: url.slice(index) };
+}
+
+/**
+ * The per-request flow of `x402()` (ARCHITECTURE.md): match → offer or verify → serve → settle.
+ * Never serves a priced response whose payment did not settle, never settles one whose handler
+ * failed, never lets one payment pay twice.
+ */
+export class Paywall {
+  constructor(private readonly deps: PaywallDeps) {}
+
+  readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const { pathname, search } = splitUrl(req.url);
+    const match = this.deps.routes.match(req.method, pathname);
+    if (match.kind === "free") return next();
+    if (match.kind === "invalid") {
+      const error = new GatewayError("invalid_path", "the path has an ambiguous encoding (encoded / or \\)", {
+        details: { reason: match.reason },
+      });
+      this.report(error, undefined);
+      return sendError(res, error);
+    }
+    const { route, path } = match;
+    // Serve exactly the path that was priced.
+    req.url = path + search;
+    const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
+    res.locals.x402 = info;
+    const exchange: Exchange = { req, res, route, info, offer: () => this.offer(req, route, path + search) };
+    try {
+      await this.priced(exchange, next);
+    } catch (error) {
+      await this.reject(exchange, asGatewayError(error));
+    }
+  };
+
+  private async priced(exchange: Exchange, next: NextFunction): Promise<void> {
+    const { req, route, info } = exchange;
+    if (this.deps.requireTls(req) && !req.secure) {
+      throw new GatewayError("tls_required", "priced routes are served over HTTPS only");
+    }
+    const format = negotiatePaymentFormat(req.headers["content-type"]);
+    if (!format.ok) {
+      throw new GatewayError(
+        "unsupported_media_type",
+        `payment format ${format.mediaType} is not supported`,
+        {
+          details: { supported: ["application/json (base64 JSON headers)"] },
+        },
+      );
+    }
+    const gate = this.deps.signInGateFor(route);
+    const signIn = headerOf(req, SIGN_IN_WITH_X);
+    if (gate && signIn !== undefined) {
+      if (signIn.length > MAX_JSON_PAYMENT_HEADER_BYTES) {
+        throw new GatewayError(
+          "header_too_large",
+          `SIGN-IN-WITH-X is over ${MAX_JSON_PAYMENT_HEADER_BYTES} bytes`,
+        );
+      }
+      const admitted = await gate.admit(signIn, await this.signInContext(req, route, exchange));
+      if (admitted.recognized) {
+        Object.assign(info, { outcome: "recognized", payer: admitted.address });
+        this.deps.observer.outcome?.(route.key, "recognized");
+        this.deps.logger.info({ route: route.key, payer: admitted.address }, "recognized payer let in");
+        return next();
+      }
+    }
+    const header = headerOf(req, PAYMENT_SIGNATURE);
+    if (header === undefined) {
+      this.deps.observer.outcome?.(route.key, "offered");
+      return sendPaymentRequired(
+        exchange.res,
+        new GatewayError("payment_required", "this resource costs a payment: see PAYMENT-REQUIRED"),
+        await exchange.offer(),
+      );
+    }
+    const verified = await this.verify(exchange, decodePaymentHeader(header));
+    if (route.settle === "before") {
+      const settlement = await this.settle(exchange, verified);
+      markPaid(exchange.res, settlement);
+      return next();
+    }
+    await this.serveThenSettle(exchange, verified, next);
+  }
+
+  /** Match, reserve and verify a payment; the reservation is released on every failure. */
+  private async verify(exchange: Exchange, payment: PaymentPayload): Promise<Verified> {
+    const matched = matchRequirements(exchange.route.requirements, payment);
+    if (!matched.ok) {
+      throw new GatewayError(
+        "payment_mismatch",
+        `the payment does not match this route: ${matched.field} differs`,
+        {
+          details: { field: matched.field, expected: matched.expected, received: matched.received },
+        },
+      );
+    }
+    const id = paymentIdentity(payment);
+    const reservation = await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
+    if (reservation.status === "spent") {
+      throw new GatewayError("payment_already_used", "this payment has already paid for a response");
+    }
+    if (reservation.status === "in_progress") {
+      throw new GatewayError(
+        "payment_in_progress",
+        "this payment is being used by another request; retry later",
+        {
+          retryAfterSeconds: 1,
+        },
+      );
+    }
+    const { token } = reservation;
+    const release = () => this.deps.ledger.release(id, token);
+    const started = performance.now();
+    try {
+      const verdict = await this.deps.facilitator.verify(payment, matched.requirements);
+      this.deps.observer.verifyLatency?.(performance.now() - started, verdict.isValid);
+      if (!verdict.isValid) {
+        throw new GatewayError(
+          "verification_failed",
+          `the facilitator rejected the payment: ${verdict.invalidReason}`,
+          {
+            details: {
+              reason: verdict.invalidReason,
+              reasonMessage: verdict.invalidMessage,
+              payer: verdict.payer,
+            },
+          },
+        );
+      }
+      const payer = verdict.payer ?? payerOf(payment);
+      return { payment, requirements: matched.requirements, id, token, payer };
+    } catch (error) {
+      if (error instanceof GatewayError && error.code.startsWith("facilitator_")) {
+        this.deps.observer.facilitatorError?.("verify", error.code);
+      }
+      await release();
+      throw error;
+    }
+  }
+
+  /** Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses it anyway). */
+  private async settle(exchange: Exchange, verified: Verified): Promise<SettleResponse> {
+    const { route, info } = exchange;
+    const started = performance.now();
+    let settlement: SettleResponse;
+    try {
+      settlement = await this.deps.facilitator.settle(verified.payment, verified.requirements);
+    } catch (error) {
+      this.deps.observer.settleLatency?.(performance.now() - started, false);
+      if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
+      await this.deps.ledger.release(verified.id, verified.token);
+      throw error;
+    }
+    this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
+    if (!settlement.success) {
+      await this.deps.ledger.release(verified.id, verified.token);
+      throw new SettlementFailed(settlement);
+    }
+    const now = this.deps.now();
+    await this.deps.ledger.spend(verified.id, verified.token, {
+      keepUntilMs: spentUntilMs(verified.payment, now, this.deps.spentTtlMs),
+    });
+    const paid: PaidEvent = {
+      payer: settlement.payer ?? verified.payer,
+      amount: verified.requirements.amount,
+      asset: verified.requirements.asset,
+      network: verified.requirements.network,
+      route: route.key,
+      transaction: settlement.transaction,
+    };
+    Object.assign(info, {
+      outcome: "paid",
+      payer: paid.payer,
+      amount: paid.amount,
+      transaction: paid.transaction,
+    });
+    this.deps.observer.outcome?.(route.key, "paid");
+    this.deps.logger.info({ ...paid }, "payment settled");
+    safely(() => this.deps.onPaid?.(paid), this.deps.logger);
+    return settlement;
+  }
+
+  /** Mode `after`: hold the handler's answer; settle only a 2xx; release or drop it accordingly. */
+  private async serveThenSettle(exchange: Exchange, verified: Verified, next: NextFunction): Promise<void> {
+    const { res, route, info } = exchange;
+    const held = holdResponse(res, this.deps.maxHeldResponseBytes);
+    next();
+    const outcome = await held.outcome;
+    if (outcome.kind === "closed") {
+      await this.deps.ledger.release(verified.id, verified.token);
+      this.deps.logger.info(
+        { route: route.key },
+        "client went away before the response was complete; not settled",
+      );
+      return;
+    }
+    this.deps.observer.heldBytes?.(outcome.bytes);
+    if (outcome.kind === "overflow") {
+      await this.deps.ledger.release(verified.id, verified.token);
+      held.discard();
+      return this.reject(
+        exchange,
+        new GatewayError(
+          "response_too_large",
+          `the response is over ${this.deps.maxHeldResponseBytes} bytes`,
+          {
+            details: { limit: this.deps.maxHeldResponseBytes },
+          },
+        ),
+      );
+    }
+    if (outcome.status < 200 || outcome.status > 299) {
+      await this.deps.ledger.release(verified.id, verified.token);
+      Object.assign(info, { outcome: "upstream_failed", code: String(outcome.status) });
+      this.deps.observer.outcome?.(route.key, "upstream_failed", String(outcome.status));
+      return held.release();
+    }
+    try {
+      markPaid(res, await this.settle(exchange, verified));
+      held.release();
+    } catch (error) {
+      held.discard();
+      await this.reject(exchange, asGatewayError(error));
+    }
+  }
+
+  private async reject(exchange: Exchange, error: GatewayError): Promise<void> {
+    const { res, route, info } = exchange;
+    Object.assign(info, { outcome: "rejected", code: error.code });
+    this.deps.observer.outcome?.(route.key, "rejected", error.code);
+    this.report(error, route);
+    if (res.headersSent) return;
+    if (error.status !== 402) return sendError(res, error);
+    let offer: Offer;
+    try {
+      offer = await exchange.offer();
+    } catch {
+      offer = { resource: { url: exchange.req.originalUrl }, accepts: route.requirements };
+    }
+    sendPaymentRequired(res, error, offer, error instanceof SettlementFailed ? error.settlement : undefined);
+  }
+
+  private report(error: GatewayError, route: PricedRoute | undefined): void {
+    const level = error.status >= 500 ? "warn" : "info";
+    this.deps.logger[level]({ code: error.code, route: route?.key, details: error.details }, error.message);
+    safely(() => this.deps.onError?.({ error, code: error.code, route: route?.key }), this.deps.logger);
+  }
+
+  private resourceUrl(req: Request, pathAndQuery: string): string {
+    const base = this.deps.publicUrl
+      ? this.deps.publicUrl.replace(/\/+$/, "")
+      : `${req.protocol}://${req.get("host") ?? "localhost"}`;
+    return `${base}${req.baseUrl}${pathAndQuery}`;
+  }
+
+  private async offer(req: Request, route: PricedRoute, pathAndQuery: string): Promise<Offer> {
+    const resource = {
+      url: this.resourceUrl(req, pathAndQuery),
+      description: route.config.description ?? "",
+      mimeType: route.config.mimeType ?? "application/json",
+    };
+    const offer: Offer = { resource, accepts: route.requirements };
+    const gate = this.deps.signInGateFor(route);
+    if (gate)
+      offer.extensions = await gate.offer(await this.signInContext(req, route, undefined, resource.url));
+    return offer;
+  }
+
+  private async signInContext(
+    req: Request,
+    route: PricedRoute,
+    exchange: Exchange | undefined,
+    resourceUrl?: string,
+  ): Promise<SignInContext> {
+    const url = resourceUrl ?? (exchange ? (await exchange.offer()).resource.url : "");
+    const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : (req.get("host") ?? "");
+    return {
+      resourceUrl: url,
+      host,
+      networks: [...new Set(route.requirements.map((requirements) => requirements.network))],
+      now: new Date(this.deps.now()),
+    };
+  }
+}
+
+/** A settlement answered `success: false`: a 402 that carries the facilitator's answer as `PAYMENT-RESPONSE`. */
+class SettlementFailed extends GatewayError {
+  constructor(readonly settlement: SettleResponse) {
+    super("settlement_failed", `settlement failed: ${settlement.errorReason ?? "unknown reason"}`, {
+      details: { reason: settlement.errorReason, reasonMessage: settlement.errorMessage },
+    });
+  }
+}
+
+function payerOf(payment: PaymentPayload): string {
+  const authorization = (payment.payload as { authorization?: { from?: unknown } }).authorization;
+  return typeof authorization?.from === "string" ? authorization.from : "unknown";
+}
+
+function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError("internal_error", "the paywall failed unexpectedly; nothing was settled", {
+    cause: error,
+  });
+}
+
+function safely(hook: () => void, logger: Logger): void {
+  try {
+    hook();
+  } catch (error) {
+    logger.error({ err: error }, "a paywall hook threw");
+  }
+}

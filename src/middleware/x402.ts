@@ -1,0 +1,125 @@
+import type { RequestHandler } from "express";
+import { describeIssues } from "../protocol/describeIssues.js";
+import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
+import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
+import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
+import { isPaymentLedger } from "../ledger/PaymentLedger.js";
+import { AssetTable } from "../pricing/knownAssets.js";
+import { RouteConfigError, RouteTable, type PricedRoute } from "../pricing/RouteTable.js";
+import type { SignInGate } from "../recognition/SignInGate.js";
+import { silentLogger } from "./Logger.js";
+import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
+import { Paywall } from "./Paywall.js";
+
+/** A wrong option: thrown by `x402()` at start-up, naming every offending key. */
+export class X402OptionsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`x402(): invalid options\n  ${problems.join("\n  ")}`);
+    this.name = "X402OptionsError";
+  }
+}
+
+/** Whether the facilitator supports each route's payment options, read from its `/supported`. */
+export interface SupportReport {
+  ok: boolean;
+  /** `"GET /x: exact on eip155:1"` for every option the facilitator does not list. */
+  unsupported: string[];
+  error?: string;
+}
+
+export type X402Middleware = RequestHandler & {
+  /** The compiled route table. */
+  readonly routes: readonly PricedRoute[];
+  /** Ask the facilitator's `/supported` (once; later calls share the answer) and report unsupported routes. */
+  checkSupport(): Promise<SupportReport>;
+};
+
+/**
+ * The x402 V2 paywall as Express middleware: priced routes answer 402 with an offer until a payment
+ * arrives, which is verified, held against the handler's answer and settled only on a 2xx.
+ * Throws {@link X402OptionsError} at start-up for any invalid option.
+ */
+export function x402(options: X402Options): X402Middleware {
+  const parsed = x402OptionsSchema.safeParse(options);
+  if (!parsed.success) throw new X402OptionsError(describeIssues(parsed.error));
+  const settings = parsed.data;
+  const routes = compileRoutes(settings);
+  const now = settings.now ?? Date.now;
+  const logger = settings.logger ?? silentLogger;
+  const facilitator = buildFacilitator(settings);
+  const ledger = isPaymentLedger(settings.ledger) ? settings.ledger : new MemoryPaymentLedger({ now });
+  const gate = settings.signInGate;
+  const signInGateFor = (route: PricedRoute): SignInGate | undefined =>
+    gate && route.config.recognition !== false ? gate : undefined;
+  const { requireTls } = settings;
+
+  const paywall = new Paywall({
+    routes,
+    facilitator,
+    ledger,
+    signInGateFor,
+    logger,
+    observer: settings.observer ?? {},
+    onPaid: settings.onPaid,
+    onError: settings.onError,
+    now,
+    publicUrl: settings.publicUrl,
+    requireTls: typeof requireTls === "function" ? requireTls : () => requireTls,
+    maxHeldResponseBytes: settings.maxHeldResponseBytes,
+    reservationTtlMs: settings.reservationTtlMs,
+    spentTtlMs: DEFAULTS.spentTtlMs,
+  });
+
+  let support: Promise<SupportReport> | undefined;
+  const checkSupport = (): Promise<SupportReport> =>
+    (support ??= readSupport(facilitator, routes.routes).then((report) => {
+      if (report.error) logger.warn({ error: report.error }, "could not read the facilitator's /supported");
+      for (const line of report.unsupported)
+        logger.warn({ option: line }, "the facilitator does not support a route's payment option");
+      return report;
+    }));
+
+  const middleware: RequestHandler = (req, res, next) => {
+    if (support === undefined) void checkSupport();
+    return paywall.handle(req, res, next);
+  };
+  return Object.assign(middleware, { routes: routes.routes, checkSupport });
+}
+
+function compileRoutes(settings: ResolvedX402Options): RouteTable {
+  try {
+    return new RouteTable(settings.routes, {
+      payTo: settings.payTo,
+      network: settings.network,
+      maxTimeoutSeconds: settings.maxTimeoutSeconds,
+      assets: new AssetTable(settings.assets ?? []),
+    });
+  } catch (error) {
+    if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
+    throw error;
+  }
+}
+
+function buildFacilitator(settings: ResolvedX402Options): Facilitator {
+  if (isFacilitator(settings.facilitator)) return settings.facilitator;
+  return new HttpFacilitator({ ...settings.facilitator, fetch: settings.fetch });
+}
+
+async function readSupport(facilitator: Facilitator, routes: readonly PricedRoute[]): Promise<SupportReport> {
+  let kinds: Array<{ scheme: string; network: string; x402Version: number }>;
+  try {
+    kinds = (await facilitator.supported()).kinds;
+  } catch (error) {
+    return { ok: false, unsupported: [], error: (error as Error).message };
+  }
+  const unsupported: string[] = [];
+  for (const route of routes) {
+    for (const option of route.requirements) {
+      const listed = kinds.some(
+        (kind) => kind.x402Version === 2 && kind.scheme === option.scheme && kind.network === option.network,
+      );
+      if (!listed) unsupported.push(`${route.key}: ${option.scheme} on ${option.network}`);
+    }
+  }
+  return { ok: unsupported.length === 0, unsupported };
+}
