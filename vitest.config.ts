@@ -1,6 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name, as users do; tests run them against the source.
+    alias: { "x402-gateway": fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
