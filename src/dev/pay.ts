@@ -1,0 +1,104 @@
+import { parseArgs } from "node:util";
+import { decodePaymentResponseHeader } from "@x402/fetch";
+import type { Hex } from "viem";
+import { createPayingFetch } from "./createPayingFetch.js";
+
+const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000]
+
+Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
+with the key in EVM_PRIVATE_KEY, then prints the status, the decoded PAYMENT-RESPONSE, the
+transaction hash and the body.
+  --method       HTTP method (default GET, or POST with --data)
+  --data         request body, sent as application/json
+  --max-amount   refuse offers above this amount, in the asset's smallest unit (default 1000000)`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      method: { type: "string" },
+      data: { type: "string" },
+      "max-amount": { type: "string", default: "1000000" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const url = positionals[0];
+  if (values.help || url === undefined) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const privateKey = process.env.EVM_PRIVATE_KEY;
+  if (privateKey === undefined || !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
+    console.error("EVM_PRIVATE_KEY must be set to a 0x-prefixed 32-byte hex private key\n");
+    console.error(USAGE);
+    return 2;
+  }
+  if (!/^(0|[1-9][0-9]*)$/.test(values["max-amount"])) {
+    console.error("--max-amount must be an integer amount in the asset's smallest unit");
+    return 2;
+  }
+  const maxAmount = BigInt(values["max-amount"]);
+
+  const paying = createPayingFetch({
+    privateKey: privateKey as Hex,
+    // Any token, including a local test token the client's default-asset list does not know; the
+    // --max-amount policy below caps what one request may cost.
+    allowedAssets: true,
+    onOffer: (requirements) => {
+      for (const option of requirements) {
+        console.log(
+          `offer: ${option.scheme} ${option.amount} of ${option.asset} on ${option.network} to ${option.payTo}`,
+        );
+      }
+    },
+  });
+  paying.client.registerPolicy((_version, requirements) =>
+    requirements.filter((option) => {
+      const affordable = BigInt(option.amount) <= maxAmount;
+      if (!affordable)
+        console.error(`refusing ${option.scheme} ${option.amount}: above --max-amount ${maxAmount}`);
+      return affordable;
+    }),
+  );
+
+  const method = (values.method ?? (values.data === undefined ? "GET" : "POST")).toUpperCase();
+  console.log(`payer: ${paying.payer}`);
+  console.log(`${method} ${url}`);
+  const response = await paying.fetch(url, {
+    method,
+    ...(values.data === undefined
+      ? {}
+      : { body: values.data, headers: { "content-type": "application/json" } }),
+  });
+
+  console.log(`status: ${response.status} ${response.statusText}`);
+  const receiptHeader = response.headers.get("payment-response");
+  if (receiptHeader !== null) {
+    const receipt = decodePaymentResponseHeader(receiptHeader);
+    console.log(`PAYMENT-RESPONSE: ${JSON.stringify(receipt, null, 2)}`);
+    console.log(`transaction: ${receipt.transaction || "(none)"}`);
+  } else {
+    console.log("PAYMENT-RESPONSE: (none)");
+  }
+  const body = await response.text();
+  console.log(`body: ${prettyJson(body)}`);
+  return response.ok ? 0 : 1;
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`pay: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);
