@@ -72,10 +72,6 @@ const starknetSchema = z.strictObject({
   stakerAddress: felt,
   /** Timeout of one RPC call, in milliseconds. */
   timeoutMs: z.number().int().min(1).max(120_000).default(10_000),
-  /** Total network stake (18-decimal normalised) used for the APR, since it is not one view away. */
-  networkStake: z
-    .strictObject({ strk: unsignedInteger, btc: unsignedInteger })
-    .default({ strk: (1_000_000_000n * STRK).toString(), btc: (1_500n * STRK).toString() }),
 });
 
 export const stakingConfigSchema = z.strictObject({

@@ -1,37 +1,315 @@
+import { LibraryError, RpcError, RpcProvider } from "starknet";
 import type {
   ChainAdapter,
   ChainState,
+  MemberView,
   OperationOutcome,
   OperationPlan,
+  PoolView,
   StateRequest,
+  ValidatorView,
 } from "../ChainAdapter.js";
+import type { StakingError } from "../errors.js";
+import { ChainResponseError, ChainUnavailableError } from "../errors.js";
+import { formatFelt, parseFelt } from "../felt.js";
 import type { StakingConfig } from "../stakingConfigSchema.js";
 import type { TokenInfo } from "../tokens.js";
+import { FeltReader } from "./FeltReader.js";
 
 export interface StarknetAdapterOptions {
   config: NonNullable<StakingConfig["starknet"]>;
   tokens: readonly TokenInfo[];
+  /** Milliseconds since the Unix epoch (compared with `unpool_time`). */
   clock: () => number;
   fetch?: typeof fetch;
 }
 
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+/** Carries a backend error through starknet.js, which rethrows a `LibraryError` from `baseFetch` as is. */
+class CarriedError extends LibraryError {
+  constructor(readonly failure: StakingError) {
+    super(failure.message);
+  }
+}
+
+/**
+ * Non-custodial: reads the staking, pool, token and minting-curve contracts over JSON-RPC v0.10
+ * (starknet.js, block `latest`) and returns unsigned calls; applies nothing and keeps no state.
+ * A node that does not answer (transport, timeout, HTTP error) is `CHAIN_UNAVAILABLE` (503).
+ */
 export class StarknetAdapter implements ChainAdapter {
   readonly kind = "starknet";
   readonly tokens: readonly TokenInfo[];
+  private readonly provider: RpcProvider;
+  private readonly clock: () => number;
+  private readonly staking: string;
+  private readonly mintingCurve: string;
+  private readonly staker: bigint;
+
   constructor(options: StarknetAdapterOptions) {
+    const { config } = options;
+    const base = new URL(config.rpcUrl);
+    if (base.protocol !== "https:" && !(base.protocol === "http:" && LOOPBACK_HOSTS.has(base.hostname))) {
+      throw new RangeError(
+        `starknet.rpcUrl must be https:// (plain http only on loopback): ${config.rpcUrl}`,
+      );
+    }
     this.tokens = options.tokens;
+    this.clock = options.clock;
+    this.staking = formatFelt(parseFelt(config.stakingContract));
+    this.mintingCurve = formatFelt(parseFelt(config.mintingCurveContract));
+    this.staker = parseFelt(config.stakerAddress);
+    const nodeUrl = `${config.rpcUrl.replace(/\/+$/, "")}/rpc/v0_10`;
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const timeoutMs = config.timeoutMs;
+    const baseFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetchImpl(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+        text = await response.text();
+      } catch (cause) {
+        const timedOut = cause instanceof Error && cause.name === "TimeoutError";
+        throw new CarriedError(
+          new ChainUnavailableError(
+            timedOut
+              ? `The Starknet node did not answer within ${timeoutMs} ms`
+              : "The Starknet node is unreachable",
+            cause,
+          ),
+        );
+      }
+      if (response.status < 200 || response.status > 299) {
+        throw new CarriedError(
+          new ChainUnavailableError(`The Starknet node answered HTTP ${response.status}`),
+        );
+      }
+      try {
+        JSON.parse(text);
+      } catch (cause) {
+        throw new CarriedError(
+          new ChainUnavailableError("The Starknet node answered something that is not JSON", cause),
+        );
+      }
+      return new Response(text, { status: response.status, headers: { "content-type": "application/json" } });
+    };
+    this.provider = new RpcProvider({
+      nodeUrl,
+      specVersion: "0.10.2",
+      baseFetch,
+      blockIdentifier: "latest",
+      plugins: false,
+    });
   }
-  async execute(_r: StateRequest, _p: (s: ChainState) => OperationPlan): Promise<OperationOutcome> {
-    throw new Error("not yet");
+
+  async execute(
+    request: StateRequest,
+    plan: (state: ChainState) => OperationPlan,
+  ): Promise<OperationOutcome> {
+    const state = await this.read(request);
+    return { plan: plan(state), stakerAddress: state.validator.stakerAddress };
   }
-  async read(_r: StateRequest): Promise<ChainState> {
-    throw new Error("not yet");
+
+  async read(request: StateRequest): Promise<ChainState> {
+    const now = Math.floor(this.clock() / 1000);
+    const validator = await this.validator();
+    const poolOf = (token: TokenInfo) => validator.pools.find((p) => p.token.address === token.address);
+    const poolsInvolved = new Map<bigint, PoolView>();
+    for (const { token } of request.members) {
+      const pool = poolOf(token);
+      if (pool) poolsInvolved.set(pool.poolAddress, pool);
+    }
+    const members = new Map<string, MemberView | null>();
+    const wallets = new Map<string, bigint>();
+    const key = (token: TokenInfo, address: bigint) => `${token.address}:${address}`;
+    const [removed] = await Promise.all([
+      Promise.all([...poolsInvolved.values()].map((pool) => this.poolStakerRemoved(pool))),
+      ...request.members.map(async ({ token, address }) => {
+        const pool = poolOf(token);
+        if (pool) members.set(key(token, address), await this.poolMember(pool, address));
+      }),
+      ...request.wallets.map(async ({ token, address }) => {
+        wallets.set(key(token, address), await this.balanceOf(token, address));
+      }),
+    ]);
+    const exiting = validator.exiting || removed.some(Boolean);
+    return {
+      now,
+      validator: { ...validator, exiting },
+      member: (token, address) => {
+        const k = key(token, address);
+        if (!members.has(k))
+          throw new Error(`member ${formatFelt(address)} of ${token.symbol} was not fetched`);
+        return members.get(k)!;
+      },
+      walletBalance: (address, token) => wallets.get(key(token, address)) ?? null,
+    };
   }
+
   async yearlyMint(): Promise<bigint> {
-    throw new Error("not yet");
+    const reader = await this.call(this.mintingCurve, "yearly_mint", []);
+    const value = reader.u256();
+    reader.end();
+    return value;
   }
+
   async networkStake(): Promise<{ strk: bigint; btc: bigint }> {
-    throw new Error("not yet");
+    const reader = await this.call(this.staking, "get_current_total_staking_power", []);
+    const strk = reader.uint(128);
+    const btc = reader.uint(128);
+    reader.end();
+    return { strk, btc };
   }
+
   close(): void {}
+
+  /** `staker_pool_info`, `get_staker_info_v1`, `get_current_epoch` and `contract_parameters_v1` of the staking contract. */
+  private async validator(): Promise<ValidatorView> {
+    const staker = formatFelt(this.staker);
+    const [poolInfo, stakerInfo, epoch, parameters] = await Promise.all([
+      this.call(this.staking, "staker_pool_info", [staker]),
+      this.call(this.staking, "get_staker_info_v1", [staker]),
+      this.call(this.staking, "get_current_epoch", []),
+      this.call(this.staking, "contract_parameters_v1", []),
+    ]);
+    const commission = poolInfo.option(() => poolInfo.uint(16));
+    const pools = poolInfo.span(() => ({
+      poolAddress: poolInfo.felt(),
+      tokenAddress: poolInfo.felt(),
+      amount: poolInfo.uint(128),
+    }));
+    poolInfo.end();
+
+    const info = stakerInfo.option(() => {
+      stakerInfo.felt(); // reward_address
+      stakerInfo.felt(); // operational_address
+      const unstakeTime = stakerInfo.option(() => stakerInfo.uint(64));
+      const amountOwn = stakerInfo.uint(128);
+      stakerInfo.uint(128); // unclaimed_rewards_own
+      stakerInfo.option(() => [stakerInfo.felt(), stakerInfo.uint(128), stakerInfo.uint(16)]); // pool_info (V1)
+      return { unstakeTime, amountOwn };
+    });
+    stakerInfo.end();
+
+    const currentEpoch = epoch.uint(64);
+    epoch.end();
+
+    parameters.uint(128); // min_stake
+    parameters.felt(); // token_address
+    parameters.felt(); // attestation_contract
+    parameters.felt(); // pool_contract_class_hash
+    parameters.felt(); // reward_supplier
+    const exitWaitWindow = parameters.uint(64);
+    parameters.end();
+
+    return {
+      stakerAddress: this.staker,
+      commissionBps: Number(commission ?? 0n),
+      exiting: info === null || info.unstakeTime !== null,
+      exitWaitWindowSeconds: Number(exitWaitWindow),
+      currentEpoch: Number(currentEpoch),
+      epochLengthSeconds: null,
+      ownStake: info?.amountOwn ?? null,
+      pools: pools.flatMap((p) => {
+        const token = this.tokens.find((t) => t.address === p.tokenAddress);
+        return token ? [{ token, poolAddress: p.poolAddress, totalDelegated: p.amount }] : [];
+      }),
+    };
+  }
+
+  /** The pool's `contract_parameters_v1`: is its staker removed? (It must also be this staker's pool of this token.) */
+  private async poolStakerRemoved(pool: PoolView): Promise<boolean> {
+    const reader = await this.call(formatFelt(pool.poolAddress), "contract_parameters_v1", []);
+    const staker = reader.felt();
+    const removed = reader.bool();
+    reader.felt(); // staking_contract
+    const token = reader.felt();
+    reader.uint(16); // commission
+    reader.end();
+    if (staker !== this.staker || token !== pool.token.address) {
+      throw new ChainResponseError("The pool contract belongs to another staker or token", {
+        poolAddress: formatFelt(pool.poolAddress),
+        stakerAddress: formatFelt(staker),
+        tokenAddress: formatFelt(token),
+      });
+    }
+    return removed;
+  }
+
+  /** The pool's `get_pool_member_info_v1(member)`: `Option<PoolMemberInfoV1>`. */
+  private async poolMember(pool: PoolView, address: bigint): Promise<MemberView | null> {
+    const reader = await this.call(formatFelt(pool.poolAddress), "get_pool_member_info_v1", [
+      formatFelt(address),
+    ]);
+    const member = reader.option(() => ({
+      rewardAddress: reader.felt(),
+      amount: reader.uint(128),
+      unclaimedRewards: reader.uint(128),
+      commissionBps: Number(reader.uint(16)),
+      unpoolAmount: reader.uint(128),
+      unpoolTime: ((t) => (t === null ? null : Number(t)))(reader.option(() => reader.uint(64))),
+    }));
+    reader.end();
+    return member;
+  }
+
+  /** The token's ERC-20 `balance_of(account) -> u256`. */
+  private async balanceOf(token: TokenInfo, address: bigint): Promise<bigint> {
+    const reader = await this.call(formatFelt(token.address), "balance_of", [formatFelt(address)]);
+    const balance = reader.u256();
+    reader.end();
+    return balance;
+  }
+
+  private async call(contractAddress: string, entrypoint: string, calldata: string[]): Promise<FeltReader> {
+    let result: unknown;
+    try {
+      // The spec's FELT pattern has no leading zeros: send the minimal hex form.
+      const minimal = (felt: string) => "0x" + BigInt(felt).toString(16);
+      result = await this.provider.callContract(
+        { contractAddress: minimal(contractAddress), entrypoint, calldata: calldata.map(minimal) },
+        "latest",
+      );
+    } catch (error) {
+      throw toStakingError(error, contractAddress, entrypoint);
+    }
+    if (!Array.isArray(result) || !result.every((felt) => typeof felt === "string")) {
+      throw new ChainResponseError(`${entrypoint} did not return a list of felts`, {
+        contractAddress,
+        entrypoint,
+      });
+    }
+    return new FeltReader(entrypoint, result);
+  }
+}
+
+function toStakingError(error: unknown, contractAddress: string, entrypoint: string): StakingError {
+  const carried = findCarried(error);
+  if (carried) return carried;
+  if (error instanceof RpcError) {
+    const { code, message } = error.baseError as { code: number; message: string };
+    return new ChainResponseError(
+      `starknet_call ${entrypoint} failed: ${message}`,
+      { contractAddress, entrypoint, rpcCode: code },
+      error,
+    );
+  }
+  if (error instanceof LibraryError) {
+    return new ChainUnavailableError(`starknet_call ${entrypoint}: ${error.message}`, error);
+  }
+  return new ChainResponseError(
+    `starknet_call ${entrypoint}: unexpected failure`,
+    { contractAddress, entrypoint },
+    error,
+  );
+}
+
+function findCarried(error: unknown): StakingError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof CarriedError) return current.failure;
+    current = current.cause;
+  }
+  return undefined;
 }
