@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import express, { type Express } from "express";
 import request from "supertest";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
@@ -460,6 +461,32 @@ describe("settle only on 2xx", () => {
       expect(retry.status).toBe(200);
     },
   );
+
+  it("a client that goes away before the answer is complete is not charged; the payment stays usable", async () => {
+    const server = createServer(app).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as AddressInfo;
+    const payment = header(evmPayment(APY));
+    const settles = facilitator.count("settle");
+    releaseSlow = undefined;
+    const client = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path: "/slow",
+      headers: { "payment-signature": payment },
+    });
+    client.on("error", () => {});
+    client.end();
+    await expect.poll(() => releaseSlow, { timeout: 5000 }).toBeDefined();
+    client.destroy();
+    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    await expect.poll(connections, { timeout: 5000 }).toBe(0);
+    releaseSlow?.();
+    const retry = await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment);
+    expect(retry.status).toBe(200);
+    expect(facilitator.count("settle")).toBe(settles + 1);
+    server.close();
+  });
 
   it("holds a streamed response and releases it whole after settlement", async () => {
     const res = await request(app)
