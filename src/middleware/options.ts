@@ -120,6 +120,21 @@ export type FacilitatorSettings = z.infer<typeof facilitatorSettingsSchema>;
 
 export const memoryLedgerSettingsSchema = z.strictObject({ type: z.literal("memory") });
 
+/** A ledger in Redis, shared by every gateway instance that uses the same `url` and `keyPrefix`. */
+export const redisLedgerSettingsSchema = z.strictObject({
+  type: z.literal("redis"),
+  url: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL"),
+  keyPrefix: z.string().optional(),
+  /** Timeout of each Redis command, in ms. */
+  commandTimeoutMs: z.number().int().positive().optional(),
+});
+
+export const ledgerSettingsSchema = z.discriminatedUnion("type", [
+  memoryLedgerSettingsSchema,
+  redisLedgerSettingsSchema,
+]);
+export type LedgerSettings = z.infer<typeof ledgerSettingsSchema>;
+
 /** The serialisable part of the options: what a config file can say too. */
 export const paywallSettingsSchema = z.strictObject({
   facilitator: facilitatorSettingsSchema,
@@ -161,7 +176,7 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   facilitator: z.union([facilitatorSettingsSchema, z.custom<Facilitator>(isFacilitator)], {
     error: "expected { url, timeoutMs? } or an object with verify/settle/supported",
   }),
-  ledger: z.union([memoryLedgerSettingsSchema, z.custom<PaymentLedger>(isPaymentLedger)]).optional(),
+  ledger: z.union([ledgerSettingsSchema, z.custom<PaymentLedger>(isPaymentLedger)]).optional(),
   logger: z
     .custom<Logger>(
       (value) =>

@@ -3,7 +3,8 @@ import { describeIssues } from "../protocol/describeIssues.js";
 import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
 import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
-import { isPaymentLedger } from "../ledger/PaymentLedger.js";
+import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
+import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
 import { AssetTable } from "../pricing/knownAssets.js";
 import { RouteConfigError, RouteTable, type PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
@@ -32,6 +33,8 @@ export type X402Middleware = RequestHandler & {
   readonly routes: readonly PricedRoute[];
   /** Ask the facilitator's `/supported` (once; later calls share the answer) and report unsupported routes. */
   checkSupport(): Promise<SupportReport>;
+  /** Close what `x402()` opened itself (a Redis ledger's connection). */
+  close(): Promise<void>;
 };
 
 /**
@@ -47,7 +50,7 @@ export function x402(options: X402Options): X402Middleware {
   const now = settings.now ?? Date.now;
   const logger = settings.logger ?? silentLogger;
   const facilitator = buildFacilitator(settings);
-  const ledger = isPaymentLedger(settings.ledger) ? settings.ledger : new MemoryPaymentLedger({ now });
+  const ledger = buildLedger(settings, now);
   const gate = settings.signInGate;
   const signInGateFor = (route: PricedRoute): SignInGate | undefined =>
     gate && route.config.recognition !== false ? gate : undefined;
@@ -83,7 +86,10 @@ export function x402(options: X402Options): X402Middleware {
     if (support === undefined) void checkSupport();
     return paywall.handle(req, res, next);
   };
-  return Object.assign(middleware, { routes: routes.routes, checkSupport });
+  const close = async (): Promise<void> => {
+    if (ledger !== settings.ledger) await ledger.close?.();
+  };
+  return Object.assign(middleware, { routes: routes.routes, checkSupport, close });
 }
 
 function compileRoutes(settings: ResolvedX402Options): RouteTable {
@@ -98,6 +104,13 @@ function compileRoutes(settings: ResolvedX402Options): RouteTable {
     if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
     throw error;
   }
+}
+
+function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {
+  const { ledger } = settings;
+  if (isPaymentLedger(ledger)) return ledger;
+  if (ledger?.type === "redis") return new RedisPaymentLedger(ledger);
+  return new MemoryPaymentLedger({ now });
 }
 
 function buildFacilitator(settings: ResolvedX402Options): Facilitator {
