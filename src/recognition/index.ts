@@ -1,5 +1,6 @@
 export type { AdmitResult, SignInContext, SignInGate } from "./SignInGate.js";
 export { createSignInGate, type SignInGateDeps } from "./createSignInGate.js";
+export { createSignInGateResolver, type SignInGateResolver } from "./createSignInGateResolver.js";
 export { SiwxSignInGate, type SiwxSignInGateOptions, type SignInStats } from "./SiwxSignInGate.js";
 export {
   StarknetRecognizer,
