@@ -32,6 +32,18 @@ async function main(): Promise<void> {
   let stack: LocalStack | undefined;
   let upstream: Server | undefined;
   let gateway: Server | undefined;
+  const cleanUp = async () => {
+    await close(gateway);
+    await close(upstream);
+    await stack?.stop();
+  };
+  // Killed mid-run (Ctrl-C, SIGTERM): still stop anvil rather than leave it running.
+  const onSignal = (signal: NodeJS.Signals) => {
+    // process.exit (not a re-raised signal) runs the `exit` hooks that kill an anvil still starting up.
+    void cleanUp().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   try {
     step("1. local chain, token and facilitator");
     stack = await startLocalStack({ log: (line) => console.log(`  ${line}`) });
@@ -141,9 +153,9 @@ async function main(): Promise<void> {
     const replayBody = (await replay.json()) as { error?: string; message?: string };
     console.log(`  GET /quote → ${replay.status} ${replayBody.error}: ${replayBody.message}`);
   } finally {
-    await close(gateway);
-    await close(upstream);
-    await stack?.stop();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await cleanUp();
     console.log(`\ndone in ${elapsed()}, everything stopped.`);
   }
 }

@@ -32,8 +32,9 @@ const EVM_VERSION = "cancun";
 export const TEST_TOKEN_SOURCE_PATH = fileURLToPath(new URL("./contracts/TestUSDC.sol", import.meta.url));
 export const TEST_TOKEN_ARTIFACT_PATH = fileURLToPath(new URL("./contracts/TestUSDC.json", import.meta.url));
 
+/** SHA-256 of the source with line endings normalised, so a CRLF checkout still matches the cache. */
 export function hashSource(source: string): string {
-  return createHash("sha256").update(source, "utf8").digest("hex");
+  return createHash("sha256").update(source.replace(/\r\n/g, "\n"), "utf8").digest("hex");
 }
 
 /**

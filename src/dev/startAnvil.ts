@@ -108,7 +108,7 @@ async function launch(args: {
     throw error;
   }
   if (child.pid === undefined) throw new Error("anvil has no pid");
-  log?.(`anvil ${binary} listening on ${rpcUrl} (chain ${chainId}, pid ${child.pid})`);
+  log?.(`anvil listening on ${rpcUrl} (chain ${chainId}, pid ${child.pid})`);
 
   const chain = defineChain({
     ...anvilChain,
