@@ -1,0 +1,31 @@
+import type { RequestHandler } from "express";
+import { sendError } from "../middleware/respond.js";
+import { normalizePath } from "../pricing/normalizePath.js";
+import { GatewayError } from "../protocol/errors.js";
+
+/**
+ * Rewrite `req.url` to the one normalised path the paywall prices, for every request, so a free route is
+ * forwarded exactly as the price table read it; a path without a single reading is refused.
+ */
+export function normalizeRequestPath(): RequestHandler {
+  return (req, res, next) => {
+    const index = req.url.indexOf("?");
+    const pathname = index === -1 ? req.url : req.url.slice(0, index);
+    const search = index === -1 ? "" : req.url.slice(index);
+    const normalized = normalizePath(pathname);
+    if (!normalized.ok) {
+      return sendError(
+        res,
+        new GatewayError(
+          "invalid_path",
+          "the path has an ambiguous encoding (encoded / or \\, or a bad % escape)",
+          {
+            details: { reason: normalized.reason },
+          },
+        ),
+      );
+    }
+    req.url = normalized.path + search;
+    next();
+  };
+}
