@@ -8,6 +8,9 @@ import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
 import { AssetTable } from "../pricing/knownAssets.js";
 import { RouteConfigError, RouteTable, type PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
+import { createSignInGateResolver } from "../recognition/createSignInGateResolver.js";
+import type { SignInGateDeps } from "../recognition/createSignInGate.js";
+import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
 import { silentLogger } from "./Logger.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
 import { Paywall } from "./Paywall.js";
@@ -51,9 +54,10 @@ export function x402(options: X402Options): X402Middleware {
   const logger = settings.logger ?? silentLogger;
   const facilitator = buildFacilitator(settings);
   const ledger = buildLedger(settings, now);
-  const gate = settings.signInGate;
-  const signInGateFor = (route: PricedRoute): SignInGate | undefined =>
-    gate && route.config.recognition !== false ? gate : undefined;
+  const nonceStore =
+    settings.ledger?.type === "redis" ? new RedisNonceStore({ redis: settings.ledger.url }) : undefined;
+  const gates = buildSignInGates(routes.routes, settings, { fetch: settings.fetch, now, logger, nonceStore });
+  const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
   const { requireTls } = settings;
 
   const paywall = new Paywall({
@@ -88,6 +92,7 @@ export function x402(options: X402Options): X402Middleware {
   };
   const close = async (): Promise<void> => {
     if (ledger !== settings.ledger) await ledger.close?.();
+    await nonceStore?.close();
   };
   return Object.assign(middleware, { routes: routes.routes, checkSupport, close });
 }
@@ -104,6 +109,26 @@ function compileRoutes(settings: ResolvedX402Options): RouteTable {
     if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
     throw error;
   }
+}
+
+/**
+ * Each route's sign-in gate, built at start-up: a given `signInGate`, else the route's own
+ * `recognition` settings, else the global ones; `recognition: false` turns it off for the route.
+ */
+function buildSignInGates(
+  routes: readonly PricedRoute[],
+  settings: ResolvedX402Options,
+  deps: SignInGateDeps,
+): Map<PricedRoute, SignInGate> {
+  const resolve = createSignInGateResolver(settings.recognition, deps);
+  const gates = new Map<PricedRoute, SignInGate>();
+  for (const route of routes) {
+    const { recognition } = route.config;
+    if (recognition === false) continue;
+    const gate = settings.signInGate ?? resolve(recognition);
+    if (gate) gates.set(route, gate);
+  }
+  return gates;
 }
 
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {
