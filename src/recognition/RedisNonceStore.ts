@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { Logger } from "../middleware/Logger.js";
 import type { NonceStore } from "./NonceStore.js";
 
 export interface RedisNonceStoreOptions {
@@ -6,6 +7,8 @@ export interface RedisNonceStoreOptions {
   redis: Redis | string;
   /** Prefix of the keys; default `x402:siwx:nonce:`. */
   keyPrefix?: string;
+  /** Where connection errors of a client this store opened are reported (commands fail on their own). */
+  logger?: Logger;
 }
 
 /**
@@ -24,6 +27,15 @@ export class RedisNonceStore implements NonceStore {
         ? new Redis(options.redis, { lazyConnect: true, maxRetriesPerRequest: 1 })
         : options.redis;
     this.keyPrefix = options.keyPrefix ?? "x402:siwx:nonce:";
+    if (this.ownsClient) {
+      const logger = options.logger;
+      this.redis.on("error", (error: Error) =>
+        logger?.warn(
+          { event: "nonce_store_error", err: error.message },
+          "Redis nonce store connection error",
+        ),
+      );
+    }
   }
 
   async issue(nonce: string, ttlMs: number): Promise<void> {

@@ -7,6 +7,8 @@ import {
   type SupportedChain,
 } from "@x402/extensions/sign-in-with-x";
 import { createSignInGate } from "../../src/recognition/createSignInGate.js";
+import type { NonceStore } from "../../src/recognition/NonceStore.js";
+import { RedisNonceStore } from "../../src/recognition/RedisNonceStore.js";
 import type { SiwxSignInGate } from "../../src/recognition/SiwxSignInGate.js";
 import type { SignInContext } from "../../src/recognition/SignInGate.js";
 import { GatewayError } from "../../src/protocol/errors.js";
@@ -240,5 +242,37 @@ describe("SiwxSignInGate.admit", () => {
       recognized: false,
     });
     expect(gate.stats().recognition).toMatchObject({ staleServed: 1, errors: 2 });
+  });
+});
+
+describe("SiwxSignInGate with shared nonces", () => {
+  it("accepts at one instance a challenge issued by another (Redis), once", async () => {
+    const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+    const keyPrefix = `test:siwx-gate:${Date.now()}:`;
+    const stores = [
+      new RedisNonceStore({ redis: url, keyPrefix }),
+      new RedisNonceStore({ redis: url, keyPrefix }),
+    ];
+    try {
+      const settings = { rpcUrl: server.url, contract: "0x0123abc" };
+      const [a, b] = stores.map((nonceStore) =>
+        createSignInGate(settings, { now: () => clock.now, nonceStore }),
+      );
+      gate = a!;
+      const header = await signedHeader();
+      expect(await b!.admit(header, context())).toEqual({ recognized: true, address: payer.address });
+      expect((await refusal(a!.admit(header, context()))).details.reason).toBe("nonce_unknown_or_used");
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it("offers payment only when the nonce store is down", async () => {
+    const down: NonceStore = {
+      issue: () => Promise.reject(new Error("ECONNREFUSED")),
+      consume: () => Promise.reject(new Error("ECONNREFUSED")),
+    };
+    const lonely = createSignInGate({ rpcUrl: server.url, contract: "0x1" }, { nonceStore: down });
+    expect(await lonely.offer(context())).toEqual({});
   });
 });

@@ -79,7 +79,7 @@ describe("buildSiweMessage", () => {
           expect(buildSiweMessage(siwe)).toBe(official(siwe));
         },
       ),
-      { numRuns: 100 },
+      { numRuns: 50 },
     );
   });
 });
