@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { ConfigError } from "../config/ConfigError.js";
+import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
+import { loadConfig } from "../config/loadConfig.js";
+import type { CommandIo } from "./recognize.js";
+
+const USAGE = `Usage: x402-gateway <command> [options]
+
+An x402 V2 paywall in front of any HTTP API: prices routes from a config file, answers 402 with
+an offer, verifies and settles payments through a facilitator, and proxies paid requests upstream.
+
+Commands:
+  serve --config <file>      run the gateway (YAML or JSON config; see docs/gateway.md)
+  check-config <file>        validate a config file: exit 0, or 1 with every problem (file:line key: …)
+  recognize <payer> …        ask the chain whether a payer is recognized (est_ouverte)
+
+Run \`x402-gateway <command> --help\` for a command's options.`;
+
+const SERVE_USAGE = `Usage: x402-gateway serve --config <file> [--port <n>] [--host <addr>]
+
+Runs the gateway described by <file> (YAML or JSON; \${VAR} and \${VAR:-default} read the environment).
+Prints "x402-gateway listening on <url>", then one JSON log line per request.
+SIGTERM or SIGINT: stop accepting, let in-flight requests and settlements finish (limits.drainTimeoutMs),
+exit 0.
+
+  --config  the config file (required); e.g. config/gateway.yaml
+  --port    overrides listen.port (0 picks a free port)
+  --host    overrides listen.host
+  --help    this text
+
+Exit status: 0 after a clean shutdown, 1 when the config is invalid or the port cannot be bound, 2 on a usage error.`;
+
+const CHECK_USAGE = `Usage: x402-gateway check-config <file>
+
+Validates a gateway config file exactly as \`serve\` would (schema, \${VAR} references, prices, route keys,
+https-only outbound URLs) without starting anything. Prints every problem as
+"<file>:<line>:<column> <key>: <what was expected>".
+
+Exit status: 0 when valid, 1 when not, 2 on a usage error.`;
+
+function usageError(io: CommandIo, command: string, message: string, usage: string): number {
+  io.stderr.write(`x402-gateway${command ? ` ${command}` : ""}: ${message}\n\n${usage}\n`);
+  return 2;
+}
+
+async function checkConfig(argv: string[], io: CommandIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { help: { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    return usageError(io, "check-config", (error as Error).message, CHECK_USAGE);
+  }
+  if (parsed.values.help) {
+    io.stdout.write(`${CHECK_USAGE}\n`);
+    return 0;
+  }
+  const [file, ...extra] = parsed.positionals;
+  if (file === undefined || extra.length > 0)
+    return usageError(io, "check-config", "expected one config file", CHECK_USAGE);
+  try {
+    const config = await loadConfig(file);
+    io.stdout.write(`${file}: ok — ${describeConfig(config)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+}
+
+function describeConfig(config: GatewayConfig): string {
+  const routes = Object.keys(config.routes).length;
+  const scheme = config.listen.tls ? "https" : "http";
+  return `${routes} priced route${routes === 1 ? "" : "s"}, ${config.upstreams.length} upstream${config.upstreams.length === 1 ? "" : "s"}, listening on ${scheme}://${config.listen.host}:${config.listen.port}, paying ${config.payTo} on ${config.network}`;
+}
+
+async function serve(argv: string[], io: CommandIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        config: { type: "string" },
+        port: { type: "string" },
+        host: { type: "string" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    return usageError(io, "serve", (error as Error).message, SERVE_USAGE);
+  }
+  const args = parsed.values;
+  if (args.help) {
+    io.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  if (args.config === undefined) return usageError(io, "serve", "--config <file> is required", SERVE_USAGE);
+  if (args.port !== undefined && !/^[0-9]{1,5}$/.test(args.port)) {
+    return usageError(io, "serve", `--port must be a number, got ${args.port}`, SERVE_USAGE);
+  }
+
+  let config: GatewayConfig;
+  try {
+    config = await loadConfig(args.config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+  if (args.port !== undefined) config.listen.port = Number(args.port);
+  if (args.host !== undefined) config.listen.host = args.host;
+
+  // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
+  const { createGateway } = await import("../proxy/createGateway.js");
+  const { X402OptionsError } = await import("../middleware/x402.js");
+  let gateway;
+  try {
+    gateway = createGateway(config);
+  } catch (error) {
+    if (!(error instanceof X402OptionsError)) throw error;
+    io.stderr.write(`invalid config ${args.config}:\n${error.problems.join("\n")}\n`);
+    return 1;
+  }
+  let running;
+  try {
+    running = await gateway.listen();
+  } catch (error) {
+    io.stderr.write(
+      `x402-gateway serve: cannot listen on ${config.listen.host}:${config.listen.port}: ${(error as Error).message}\n`,
+    );
+    return 1;
+  }
+  io.stdout.write(`x402-gateway listening on ${running.url}\n`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        gateway.logger.warn({ signal }, "second signal: exiting without waiting");
+        return resolve(1);
+      }
+      stopping = true;
+      gateway.logger.info({ signal }, "shutting down");
+      void running.close().then(() => resolve(0));
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
+}
+
+/** Runs the `x402-gateway` command line; resolves the exit status. */
+export async function runGatewayCli(argv: string[], io: CommandIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return serve(rest, io);
+    case "check-config":
+      return checkConfig(rest, io);
+    case "recognize":
+      return (await import("./recognize.js")).runRecognize(rest, io);
+    case undefined:
+    case "--help":
+    case "-h":
+    case "help":
+      io.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      return usageError(io, "", `unknown command ${JSON.stringify(command)}`, USAGE);
+  }
+}
+
+const io: CommandIo = { stdout: process.stdout, stderr: process.stderr };
+runGatewayCli(process.argv.slice(2), io).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`x402-gateway: ${(error as Error).stack ?? String(error)}`);
+    process.exit(1);
+  },
+);

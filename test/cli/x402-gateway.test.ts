@@ -1,0 +1,127 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
+import { collect, runCli, spawnCli, waitForLine } from "./support/runCli.js";
+
+const CLI = "src/cli/x402-gateway.ts";
+let dir: string;
+let upstream: TestUpstream;
+
+const config = (upstreamUrl: string) => `listen:
+  host: 127.0.0.1
+  port: 0
+facilitator:
+  url: http://127.0.0.1:9
+payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+network: eip155:84532
+upstreams:
+  - url: ${upstreamUrl}
+routes:
+  GET /priced:
+    price: $0.01
+logging:
+  level: warn
+`;
+
+async function configFile(name: string, text: string): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, text);
+  return file;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "gw-cli-"));
+  upstream = await startUpstream();
+});
+
+afterAll(async () => {
+  await upstream.stop();
+});
+
+describe("x402-gateway check-config", () => {
+  it("accepts the default config/gateway.yaml", async () => {
+    const result = await runCli(CLI, ["check-config", "config/gateway.yaml"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/config\/gateway\.yaml: ok — 10 priced routes, 1 upstream/);
+  });
+
+  it("bad YAML: exit 1 with the file and line", async () => {
+    const file = await configFile("syntax.yaml", "listen:\n  port: [1, 2\nroutes: {}\n");
+    const result = await runCli(CLI, ["check-config", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`${file}:\\d+:\\d+ \\(syntax\\): invalid YAML/JSON`));
+  });
+
+  it("unknown key, bad price, missing env var: exit 1 with each line and key", async () => {
+    const text = config("http://127.0.0.1:3001")
+      .replace("  port: 0", "  port: 0\n  prot: 1")
+      .replace("price: $0.01", "price: ten cents")
+      .replace("http://127.0.0.1:9", "${FACILITATOR_URL_FOR_TEST}");
+    const file = await configFile("bad.yaml", text);
+    const envMissing = await runCli(CLI, ["check-config", file], { FACILITATOR_URL_FOR_TEST: undefined });
+    expect(envMissing.code).toBe(1);
+    expect(envMissing.stderr).toContain(
+      `${file}:6:8 facilitator.url: environment variable FACILITATOR_URL_FOR_TEST is not set`,
+    );
+
+    const withEnv = await runCli(CLI, ["check-config", file], {
+      FACILITATOR_URL_FOR_TEST: "https://f.example.com",
+    });
+    expect(withEnv.code).toBe(1);
+    expect(withEnv.stderr).toContain(
+      `${file}:4:3 listen.prot: unknown key "prot"; expected one of: host, port, tls`,
+    );
+    expect(withEnv.stderr).toContain(
+      `${file}:13:12 routes["GET /priced"].price: expected a money string ("$0.01") or { amount, asset, extra }`,
+    );
+  });
+
+  it("prints usage for --help on every command", async () => {
+    for (const args of [
+      ["--help"],
+      ["serve", "--help"],
+      ["check-config", "--help"],
+      ["recognize", "--help"],
+    ]) {
+      const result = await runCli(CLI, args);
+      expect(result.code, args.join(" ")).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: x402-gateway/);
+    }
+    const unknown = await runCli(CLI, ["serv"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "serv"');
+  });
+});
+
+describe("x402-gateway serve", () => {
+  it("answers 402 on a priced route, proxies a free one, and exits 0 on SIGTERM", async () => {
+    const file = await configFile("serve.yaml", config(upstream.url));
+    const child = spawnCli(CLI, ["serve", "--config", file]);
+    const done = collect(child);
+    const [, url] = await waitForLine(child, /x402-gateway listening on (http:\/\/\S+)/);
+
+    const priced = await fetch(`${url}/priced`);
+    expect(priced.status).toBe(402);
+    expect(priced.headers.get("payment-required")).toBeTruthy();
+    const free = await fetch(`${url}/free/thing`);
+    expect(free.status).toBe(200);
+    expect(await free.json()).toMatchObject({ ok: true, url: "/free/thing" });
+
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(0);
+  });
+
+  it("exits 1 with the problems when the config is invalid", async () => {
+    const file = await configFile(
+      "serve-bad.yaml",
+      config(upstream.url).replace("network: eip155:84532", "network: base"),
+    );
+    const result = await runCli(CLI, ["serve", "--config", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${file}:7:10 network: expected a CAIP-2 network id such as eip155:8453`);
+  });
+});
