@@ -1,0 +1,108 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
+import { gatewayConfig } from "./support/gatewayConfig.js";
+import { startUpstream, type TestUpstream } from "./support/startUpstream.js";
+
+let upstream: TestUpstream;
+let certFile: string;
+let keyFile: string;
+let cert: Buffer;
+const running: RunningGateway[] = [];
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  const dir = await mkdtemp(join(tmpdir(), "gw-tls-"));
+  certFile = join(dir, "cert.pem");
+  keyFile = join(dir, "key.pem");
+  // A self-signed certificate made for this run (openssl from the OS).
+  await promisify(execFile)("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    "-days",
+    "1",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+  ]);
+  cert = await readFile(certFile);
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((gateway) => gateway.close()));
+});
+
+afterAll(async () => {
+  await upstream.stop();
+});
+
+async function start(overrides: Omit<Parameters<typeof gatewayConfig>[0], "upstreamUrl">) {
+  const gateway = await createGateway(gatewayConfig({ upstreamUrl: upstream.url, ...overrides })).listen();
+  running.push(gateway);
+  return gateway;
+}
+
+function httpsGet(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca: cert }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("TLS", () => {
+  it("speaks HTTPS with listen.tls: the offer and the free routes are served over TLS", async () => {
+    const gateway = await start({ listen: { host: "127.0.0.1", port: 0, tls: { certFile, keyFile } } });
+    expect(gateway.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const priced = await httpsGet(`${gateway.url}/priced`);
+    expect(priced.status).toBe(402);
+    expect((await httpsGet(`${gateway.url}/free`)).status).toBe(200);
+    await expect(fetch(gateway.url.replace("https:", "http:") + "/priced")).rejects.toThrow();
+  });
+
+  it("refuses plain HTTP on priced routes of a non-loopback listener: 403 tls_required, nothing forwarded", async () => {
+    const gateway = await start({ listen: { host: "0.0.0.0", port: 0 } });
+    const before = upstream.seen.length;
+    const response = await fetch(`${gateway.url}/priced`);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: "tls_required" });
+    expect(upstream.seen.length).toBe(before);
+    // Free routes are none of the paywall's business.
+    expect((await fetch(`${gateway.url}/free`)).status).toBe(200);
+  });
+
+  it("believes X-Forwarded-Proto: https from a trusted proxy only", async () => {
+    const trusted = await start({ listen: { host: "0.0.0.0", port: 0 }, trustProxy: ["127.0.0.1"] });
+    const viaProxy = await fetch(`${trusted.url}/priced`, { headers: { "x-forwarded-proto": "https" } });
+    expect(viaProxy.status).toBe(402);
+    const plainViaProxy = await fetch(`${trusted.url}/priced`, { headers: { "x-forwarded-proto": "http" } });
+    expect(plainViaProxy.status).toBe(403);
+
+    const untrusted = await start({ listen: { host: "0.0.0.0", port: 0 }, trustProxy: ["10.0.0.0/8"] });
+    const spoofed = await fetch(`${untrusted.url}/priced`, { headers: { "x-forwarded-proto": "https" } });
+    expect(spoofed.status).toBe(403);
+    expect(await spoofed.json()).toMatchObject({ error: "tls_required" });
+  });
+
+  it("accepts plain HTTP on a loopback listener (local development)", async () => {
+    const gateway = await start({ listen: { host: "127.0.0.1", port: 0 } });
+    expect((await fetch(`${gateway.url}/priced`)).status).toBe(402);
+  });
+});
