@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
   createSIWxPayload,
@@ -274,5 +275,57 @@ describe("SiwxSignInGate with shared nonces", () => {
     };
     const lonely = createSignInGate({ rpcUrl: server.url, contract: "0x1" }, { nonceStore: down });
     expect(await lonely.offer(context())).toEqual({});
+  });
+});
+
+describe("SiwxSignInGate with a public client (contract wallets)", () => {
+  const wallet = "0x1111111111111111111111111111111111111111";
+
+  /** A header claiming `wallet` with a signature only a contract could vouch for. */
+  async function contractWalletHeader(g: SiwxSignInGate): Promise<string> {
+    gate = g;
+    const payload = decode(await signedHeader(stranger));
+    return encodeBase64Json({ ...payload, address: wallet });
+  }
+
+  it("asks the public client when the signature is not the address's own (EIP-1271)", async () => {
+    recognized.add(wallet);
+    const asked: string[] = [];
+    const publicClient = {
+      verifyMessage: async ({ address }: { address: string }) => {
+        asked.push(address);
+        return address.toLowerCase() === wallet;
+      },
+    };
+    const g = createSignInGate(
+      { rpcUrl: server.url, contract: "0x1" },
+      { now: () => clock.now, publicClient },
+    );
+    expect(await g.admit(await contractWalletHeader(g), context())).toEqual({
+      recognized: true,
+      address: wallet,
+    });
+    expect(asked).toEqual([wallet]);
+    // An EOA signature is checked locally: the public client is not asked.
+    await g.admit(await signedHeader(payer), context());
+    expect(asked).toEqual([wallet]);
+  });
+
+  it("fails closed (not recognized, no error) when the public client cannot be reached", async () => {
+    const publicClient = { verifyMessage: () => Promise.reject(new Error("ECONNREFUSED")) };
+    const g = createSignInGate(
+      { rpcUrl: server.url, contract: "0x1" },
+      { now: () => clock.now, publicClient },
+    );
+    expect(await g.admit(await contractWalletHeader(g), context())).toEqual({
+      recognized: false,
+      address: wallet,
+    });
+    expect(server.calls()).toEqual([]);
+  });
+
+  it("takes a viem public client as it is", () => {
+    const publicClient = createPublicClient({ transport: http("http://127.0.0.1:9") });
+    expect(createSignInGate({ rpcUrl: server.url, contract: "0x1" }, { publicClient })).toBeDefined();
   });
 });
