@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { parse as parseYaml } from "yaml";
-import { createStakingBackend, stakingConfigSchema, type StakingConfigInput } from "../staking/index.js";
+import {
+  listenStakingBackend,
+  stakingConfigSchema,
+  type ListeningStakingBackend,
+  type StakingConfigInput,
+} from "../staking/index.js";
 
 const USAGE = `Usage: staking-backend [--config <file.json|yaml>] [--port <n>] [--host <addr>] [--data <sqlite file>]
 
@@ -39,7 +43,7 @@ function readConfig(file: string): Record<string, unknown> {
   }
 }
 
-function main(): void {
+async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
@@ -78,32 +82,26 @@ function main(): void {
   const config = parsed.data;
 
   const logger = pino({ level: process.env.LOG_LEVEL ?? "info" });
-  const backend = createStakingBackend({ config: config as StakingConfigInput, logger });
-  const listener = backend.app.listen(config.server.port, config.server.host, () => {
-    const { address, port } = listener.address() as AddressInfo;
-    const host = address.includes(":") ? `[${address}]` : address;
-    const where =
-      config.adapter === "local" ? `data ${config.local.dataFile}` : `rpc ${config.starknet?.rpcUrl}`;
-    console.log(`staking-backend listening on http://${host}:${port} (adapter ${config.adapter}, ${where})`);
-  });
-  listener.on("error", (error) => fail(`cannot listen: ${error.message}`));
+  let running: ListeningStakingBackend;
+  try {
+    running = await listenStakingBackend({ config: config as StakingConfigInput, logger });
+  } catch (error) {
+    fail(`cannot start: ${(error as Error).message}`);
+  }
+  const where =
+    config.adapter === "local" ? `data ${config.local.dataFile}` : `rpc ${config.starknet?.rpcUrl}`;
+  console.log(`staking-backend listening on ${running.url} (adapter ${config.adapter}, ${where})`);
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "staking-backend stopping");
-    listener.close(() => {
-      backend.close();
-      process.exit(0);
-    });
-    listener.closeIdleConnections();
-    setTimeout(() => {
-      listener.closeAllConnections();
-    }, 5_000).unref();
+    setTimeout(() => running.server.closeAllConnections(), 5_000).unref();
+    void running.close().then(() => process.exit(0));
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
-main();
+void main();

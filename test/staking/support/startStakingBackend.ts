@@ -1,7 +1,5 @@
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import {
-  createStakingBackend,
+  listenStakingBackend,
   type StakingBackend,
   type StakingBackendOptions,
 } from "../../../src/staking/index.js";
@@ -26,26 +24,20 @@ export interface RunningBackend {
 export async function startStakingBackend(options: StakingBackendOptions = {}): Promise<RunningBackend> {
   const clock = new TestClock();
   const config = options.config ?? {};
-  const backend = createStakingBackend({
+  const running = await listenStakingBackend({
     clock: clock.now,
     ...options,
     config: { ...config, local: { dataFile: ":memory:", ...config.local } },
+    host: "127.0.0.1",
+    port: 0,
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = backend.app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
-    backend,
+    url: running.url,
+    backend: running.backend,
     clock,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          backend.close();
-          resolve();
-        });
-      }),
+    close: () => {
+      running.server.closeAllConnections();
+      return running.close();
+    },
   };
 }
