@@ -45,7 +45,7 @@ describe("x402-gateway check-config", () => {
     const result = await runCli(CLI, ["check-config", "config/gateway.yaml"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/config\/gateway\.yaml: ok — 10 priced routes, 1 upstream/);
+    expect(result.stdout).toMatch(/config\/gateway\.yaml: ok — 10 priced routes, 2 upstreams/);
   });
 
   it("bad YAML: exit 1 with the file and line", async () => {

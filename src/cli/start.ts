@@ -1,0 +1,173 @@
+// `npm start`: the whole product on one machine — local payment stack, staking backend, and the gateway
+// with config/gateway.yaml in front of it. Prints the gateway URL, the priced routes and a pay command.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { ConfigError } from "../config/ConfigError.js";
+import { loadConfig } from "../config/loadConfig.js";
+import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
+import { AssetTable } from "../pricing/knownAssets.js";
+import { RouteTable } from "../pricing/RouteTable.js";
+import { createGateway, type RunningGateway } from "../proxy/createGateway.js";
+import { createStakingBackend, type StakingBackend } from "../staking/index.js";
+import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
+
+const USAGE = `Usage: npm start [-- --config <file>] [-- --data <sqlite file>]
+
+Starts, on this machine only: anvil with a test token (TestUSDC) and an x402 facilitator, the staking
+backend on its local simulated validator, and the x402 gateway in front of it (config/gateway.yaml).
+Prints the gateway URL, the priced routes, and an \`npm run pay\` command that pays with a funded test key.
+Ctrl-C stops everything.
+
+  --config  gateway config (default config/gateway.yaml)
+  --data    the staking backend's SQLite file (default data/staking.sqlite)
+  --help    this text
+
+Environment: X402_GATEWAY_PORT (default 8402; 0 picks a free port), LOG_LEVEL (default info).`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      options: {
+        config: { type: "string" },
+        data: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    console.error(`npm start: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const configFile = values.config ?? "config/gateway.yaml";
+  const dataFile = values.data ?? "data/staking.sqlite";
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        console.error(`while stopping: ${(error as Error).message}`);
+      }
+    }
+  };
+  let stopping: Promise<void> | undefined;
+  const stopped = new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      console.log(
+        `\n${signal}: stopping the gateway (finishing in-flight payments), the backend and the local chain…`,
+      );
+      stopping = stopAll().then(() => {
+        console.log("stopped.");
+        resolve(0);
+      });
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+
+  try {
+    console.log("starting the local payment stack (anvil, TestUSDC, facilitator)…");
+    const stack: LocalStack = await startLocalStack({ log: (line) => console.log(`  ${line}`) });
+    cleanups.push(() => stack.stop());
+
+    const backend: StakingBackend = createStakingBackend({
+      config: { adapter: "local", local: { dataFile } },
+      logger: pino({ level: process.env.LOG_LEVEL ?? "warn" }),
+    });
+    const stakingServer: Server = await new Promise((resolve, reject) => {
+      const server = backend.app.listen(0, "127.0.0.1", () => resolve(server)).once("error", reject);
+    });
+    cleanups.push(() => backend.close());
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          stakingServer.close(() => resolve());
+          stakingServer.closeAllConnections();
+        }),
+    );
+    const stakingUrl = `http://127.0.0.1:${(stakingServer.address() as AddressInfo).port}`;
+
+    const quote: DemoQuoteUpstream = await startDemoQuoteUpstream();
+    cleanups.push(() => quote.close());
+
+    const config = await loadConfig(configFile, {
+      env: {
+        ...process.env,
+        X402_FACILITATOR_URL: stack.facilitatorUrl,
+        X402_ASSET: stack.token.address,
+        X402_PAY_TO: stack.accounts.payee.address,
+        STAKING_BACKEND_URL: stakingUrl,
+        X402_DEMO_QUOTE_URL: quote.url,
+      },
+    });
+    const gateway: RunningGateway = await createGateway(config).listen();
+    cleanups.push(() => gateway.close());
+
+    const routes = new RouteTable(config.routes, {
+      payTo: config.payTo,
+      network: config.network,
+      maxTimeoutSeconds: config.maxTimeoutSeconds,
+      assets: new AssetTable(config.assets ?? []),
+    }).routes;
+    const decimals = stack.token.decimals;
+    const units = (amount: string) => {
+      const value = BigInt(amount);
+      const scale = 10n ** BigInt(decimals);
+      const fraction = (value % scale).toString().padStart(decimals, "0").replace(/0+$/, "");
+      return `${value / scale}${fraction ? `.${fraction}` : ""}`;
+    };
+    const width = Math.max(...routes.map((route) => route.key.length));
+    const lines = [
+      "",
+      "x402 gateway ready — local demo: anvil chain eip155:31337, test token, test keys; nothing here is real money.",
+      "",
+      `  gateway          ${gateway.url}`,
+      `  staking backend  ${stakingUrl}  (upstream; local simulated validator, ${dataFile})`,
+      `  quote upstream   ${quote.url}`,
+      `  facilitator      ${stack.facilitatorUrl}`,
+      `  anvil            ${stack.rpcUrl}`,
+      `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
+      "",
+      "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
+      `/healthz, /readyz and ${config.metrics.path} are outside the price table):`,
+      ...[...routes]
+        .sort((a, b) => a.key.localeCompare(b.key))
+        .map((route) => {
+          const first = route.requirements[0];
+          const price = first
+            ? `${units(first.amount)} TestUSDC (${first.amount} units, ${first.scheme})`
+            : "";
+          return `  ${route.key.padEnd(width)}  ${price}`;
+        }),
+      "",
+      "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
+      `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
+      "",
+      "Ctrl-C stops everything.",
+      "",
+    ];
+    console.log(lines.join("\n"));
+  } catch (error) {
+    if (error instanceof ConfigError) console.error(error.message);
+    else console.error(`npm start failed: ${(error as Error).stack ?? String(error)}`);
+    await stopAll();
+    return 1;
+  }
+  return stopped;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
