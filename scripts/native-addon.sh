@@ -13,7 +13,15 @@ if [ -f "$cached" ]; then
 fi
 if ! node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null; then
   echo "native-addon: building better-sqlite3 for node $(node --version) (ABI $abi)"
-  npm rebuild better-sqlite3
+  # Build against the running Node's own headers (the machine's npmrc points nodedir at the system Node's).
+  # The npm registry's node@N keeps its headers in node_modules/node-<platform>-<arch>; a system Node in <prefix>/include.
+  nodedir="$(node -e "
+    const path = require('path'), fs = require('fs');
+    const prefix = path.resolve(process.execPath, '../..');
+    const candidates = [prefix, path.join(prefix, 'node_modules', 'node-' + process.platform + '-' + process.arch)];
+    console.log(candidates.find((dir) => fs.existsSync(path.join(dir, 'include/node/common.gypi'))) ?? prefix);
+  ")"
+  npm_config_nodedir="$nodedir" npm rebuild better-sqlite3
   node -e "new (require('better-sqlite3'))(':memory:').close()"
 fi
 mkdir -p "$CACHE"

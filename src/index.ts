@@ -13,6 +13,12 @@ export type { Facilitator } from "./facilitator/Facilitator.js";
 export type { PaymentLedger, ReserveOutcome } from "./ledger/PaymentLedger.js";
 export { MemoryPaymentLedger } from "./ledger/MemoryPaymentLedger.js";
 export type { SignInGate, SignInContext, AdmitResult } from "./recognition/SignInGate.js";
+export { createSignInGate, type SignInGateDeps } from "./recognition/createSignInGate.js";
+export { StarknetRecognizer, type StarknetRecognizerOptions } from "./recognition/StarknetRecognizer.js";
+export { MemoryNonceStore } from "./recognition/MemoryNonceStore.js";
+export { RedisNonceStore } from "./recognition/RedisNonceStore.js";
+export type { NonceStore } from "./recognition/NonceStore.js";
+export { RedisPaymentLedger, type RedisPaymentLedgerOptions } from "./ledger/RedisPaymentLedger.js";
 export { GatewayError, ERROR_STATUS, type ErrorCode } from "./protocol/errors.js";
 export { encodeBase64Json, decodeBase64Json, Base64JsonError } from "./protocol/base64Json.js";
 export type {

@@ -40,6 +40,8 @@ interface Exchange {
   res: Response;
   route: PricedRoute;
   info: PaywallRequestInfo;
+  /** The URL offers name (`resource.url`) and sign-in proofs must be for. */
+  resourceUrl: string;
   offer: () => Promise<Offer>;
 }
 
@@ -87,7 +89,15 @@ export class Paywall {
     req.url = path + search;
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
     res.locals.x402 = info;
-    const exchange: Exchange = { req, res, route, info, offer: () => this.offer(req, route, path + search) };
+    const resourceUrl = this.resourceUrl(req, path + search);
+    const exchange: Exchange = {
+      req,
+      res,
+      route,
+      info,
+      resourceUrl,
+      offer: () => this.offer(req, route, resourceUrl),
+    };
     try {
       await this.priced(exchange, next);
     } catch (error) {
@@ -119,7 +129,7 @@ export class Paywall {
           `SIGN-IN-WITH-X is over ${MAX_JSON_PAYMENT_HEADER_BYTES} bytes`,
         );
       }
-      const admitted = await gate.admit(signIn, await this.signInContext(req, route, exchange));
+      const admitted = await gate.admit(signIn, this.signInContext(req, route, exchange.resourceUrl));
       if (admitted.recognized) {
         Object.assign(info, { outcome: "recognized", payer: admitted.address });
         this.deps.observer.outcome?.(route.key, "recognized");
@@ -298,7 +308,7 @@ export class Paywall {
     try {
       offer = await exchange.offer();
     } catch {
-      offer = { resource: { url: exchange.req.originalUrl }, accepts: route.requirements };
+      offer = { resource: { url: exchange.resourceUrl }, accepts: route.requirements };
     }
     sendPaymentRequired(res, error, offer, error instanceof SettlementFailed ? error.settlement : undefined);
   }
@@ -316,29 +326,22 @@ export class Paywall {
     return `${base}${req.baseUrl}${pathAndQuery}`;
   }
 
-  private async offer(req: Request, route: PricedRoute, pathAndQuery: string): Promise<Offer> {
+  private async offer(req: Request, route: PricedRoute, resourceUrl: string): Promise<Offer> {
     const resource = {
-      url: this.resourceUrl(req, pathAndQuery),
+      url: resourceUrl,
       description: route.config.description ?? "",
       mimeType: route.config.mimeType ?? "application/json",
     };
     const offer: Offer = { resource, accepts: route.requirements };
     const gate = this.deps.signInGateFor(route);
-    if (gate)
-      offer.extensions = await gate.offer(await this.signInContext(req, route, undefined, resource.url));
+    if (gate) offer.extensions = await gate.offer(this.signInContext(req, route, resourceUrl));
     return offer;
   }
 
-  private async signInContext(
-    req: Request,
-    route: PricedRoute,
-    exchange: Exchange | undefined,
-    resourceUrl?: string,
-  ): Promise<SignInContext> {
-    const url = resourceUrl ?? (exchange ? (await exchange.offer()).resource.url : "");
+  private signInContext(req: Request, route: PricedRoute, resourceUrl: string): SignInContext {
     const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : (req.get("host") ?? "");
     return {
-      resourceUrl: url,
+      resourceUrl,
       host,
       networks: [...new Set(route.requirements.map((requirements) => requirements.network))],
       now: new Date(this.deps.now()),

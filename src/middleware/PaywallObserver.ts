@@ -1,11 +1,13 @@
 /** How a priced request ended, for metrics and logs. */
 export type PaywallOutcome = "free" | "offered" | "paid" | "recognized" | "rejected" | "upstream_failed";
 
+import type { RecognitionObserver } from "../recognition/RecognitionCache.js";
+
 /**
  * Receives what the paywall measures; the proxy turns it into Prometheus metrics.
  * Every method is optional; none may throw.
  */
-export interface PaywallObserver {
+export interface PaywallObserver extends RecognitionObserver {
   outcome?(route: string, outcome: PaywallOutcome, code?: string): void;
   verifyLatency?(ms: number, ok: boolean): void;
   settleLatency?(ms: number, ok: boolean): void;

@@ -54,9 +54,17 @@ export function x402(options: X402Options): X402Middleware {
   const logger = settings.logger ?? silentLogger;
   const facilitator = buildFacilitator(settings);
   const ledger = buildLedger(settings, now);
+  const ledgerSettings = isPaymentLedger(settings.ledger) ? undefined : settings.ledger;
+  // Sign-in nonces live where payments do: in Redis when instances share a Redis ledger.
   const nonceStore =
-    settings.ledger?.type === "redis" ? new RedisNonceStore({ redis: settings.ledger.url }) : undefined;
-  const gates = buildSignInGates(routes.routes, settings, { fetch: settings.fetch, now, logger, nonceStore });
+    ledgerSettings?.type === "redis" ? new RedisNonceStore({ redis: ledgerSettings.url, logger }) : undefined;
+  const gates = buildSignInGates(routes.routes, settings, {
+    fetch: settings.fetch,
+    now,
+    logger,
+    nonceStore,
+    observer: settings.observer,
+  });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
   const { requireTls } = settings;
 

@@ -481,7 +481,7 @@ describe("settle only on 2xx", () => {
     client.destroy();
     const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
     await expect.poll(connections, { timeout: 5000 }).toBe(0);
-    releaseSlow?.();
+    (releaseSlow as (() => void) | undefined)?.();
     const retry = await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment);
     expect(retry.status).toBe(200);
     expect(facilitator.count("settle")).toBe(settles + 1);
