@@ -117,11 +117,8 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
     },
     apy: (req) => service.apr(parseInput(tokenQuerySchema, { ...req.query }, "query").tokenAddress),
   };
-  // The validator route is registered before `/api/metrics/:userAddress` so that it wins.
-  const ordered = [...stakingRoutes].sort(
-    (a, b) => Number(b.key === "validatorMetrics") - Number(a.key === "validatorMetrics"),
-  );
-  for (const route of ordered) {
+  // stakingRoutes lists /api/metrics/validator before /api/metrics/:userAddress, so the validator route wins.
+  for (const route of stakingRoutes) {
     const handler = handlers[route.key]!;
     const method = route.method === "GET" ? "get" : "post";
     app[method](route.path, async (req, res) => {
@@ -148,7 +145,9 @@ function toStakingError(error: unknown, maxBodyBytes: number): StakingError {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === "entity.parse.failed") return new InvalidJsonError();
   if (type === "entity.too.large") return new PayloadTooLargeError(maxBodyBytes);
-  if (typeof type === "string" && (type.endsWith(".unsupported") || type === "request.aborted")) {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof type === "string" && typeof status === "number" && status >= 400 && status < 500) {
+    // Any other body-parser refusal (unsupported charset or encoding, size mismatch, aborted upload).
     return new InvalidRequestError(`The request body could not be read (${type})`);
   }
   return new InternalError(error);

@@ -25,7 +25,10 @@ export interface StakingRoute {
 
 const MEMBER_ERRORS = ["UNKNOWN_TOKEN", "POOL_MEMBER_NOT_FOUND"];
 
-/** The 11 routes of STAKING.md (the descriptor itself is served at `/` and `/api`). */
+/**
+ * The 11 routes of STAKING.md (the descriptor itself is served at `/` and `/api`). Order matters to
+ * Express: the validator metrics route comes before the user metrics route that would swallow it.
+ */
 export const stakingRoutes: readonly StakingRoute[] = [
   { key: "health", method: "GET", path: "/health", summary: "Liveness of the backend", errors: [] },
   { key: "ping", method: "GET", path: "/ping", summary: "Answers pong", errors: [] },
@@ -84,6 +87,13 @@ export const stakingRoutes: readonly StakingRoute[] = [
     errors: [...MEMBER_ERRORS, "NOTHING_TO_RESTAKE", "VALIDATOR_EXITING", "INSUFFICIENT_BALANCE"],
   },
   {
+    key: "validatorMetrics",
+    method: "GET",
+    path: "/api/metrics/validator",
+    summary: "The validator: own stake, commission, pools, current epoch, exit window",
+    errors: [],
+  },
+  {
     key: "userMetrics",
     method: "GET",
     path: "/api/metrics/:userAddress",
@@ -91,13 +101,6 @@ export const stakingRoutes: readonly StakingRoute[] = [
     params: userAddressParamsSchema,
     query: tokenQuerySchema,
     errors: ["UNKNOWN_TOKEN"],
-  },
-  {
-    key: "validatorMetrics",
-    method: "GET",
-    path: "/api/metrics/validator",
-    summary: "The validator: own stake, commission, pools, current epoch, exit window",
-    errors: [],
   },
   {
     key: "apy",

@@ -197,6 +197,25 @@ describe("bad input → 400 naming the field, state unchanged", () => {
     expect(snapshot()).toBe(before);
   });
 
+  it("an unsupported charset or content encoding → 400 INVALID_REQUEST", async () => {
+    const before = snapshot();
+    const charset = await raw(
+      "/api/stake",
+      '{"userAddress":"0x9","amount":"5"}',
+      "application/json; charset=latin1",
+    );
+    expect(charset.status).toBe(400);
+    expect(charset.body.error.code).toBe("INVALID_REQUEST");
+    const encoded = await request(running.url)
+      .post("/api/stake")
+      .set("Content-Type", "application/json")
+      .set("Content-Encoding", "br-unknown")
+      .send('{"userAddress":"0x9","amount":"5"}');
+    expect(encoded.status).toBe(400);
+    expect(encoded.body.error.code).toBe("INVALID_REQUEST");
+    expect(snapshot()).toBe(before);
+  });
+
   it("bad path and query parameters → 400 naming them", async () => {
     const badUser = await request(running.url).get("/api/metrics/not-an-address");
     expect(badUser.status).toBe(400);
