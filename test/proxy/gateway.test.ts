@@ -139,6 +139,14 @@ describe("standalone gateway: proxying", () => {
     expect(upstream.seen.length).toBe(before);
   });
 
+  it("accepts request heads up to limits.maxHeaderBytes (room for CBOR payments) and answers 431 past it", async () => {
+    const gateway = await start();
+    const big = await rawRequest(`${gateway.url}/free`, { headers: { "x-big": "a".repeat(48 * 1024) } });
+    expect(big.status).toBe(200);
+    const tooBig = await rawRequest(`${gateway.url}/free`, { headers: { "x-big": "a".repeat(70 * 1024) } });
+    expect(tooBig.status).toBe(431);
+  });
+
   it("refuses a path with an ambiguous encoding", async () => {
     const gateway = await start();
     const response = await fetch(`${gateway.url}/free/a%2Fb`);

@@ -4,12 +4,14 @@ import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
 import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
+import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
 import { startUpstream } from "./support/startUpstream.js";
 
 const PRICE = 10_000n;
 let stack: LocalStack;
 let upstream: Awaited<ReturnType<typeof startUpstream>>;
 let gateway: RunningGateway;
+const logLines: string[] = [];
 
 beforeAll(async () => {
   [stack, upstream] = await Promise.all([startLocalStack(), startUpstream()]);
@@ -35,7 +37,8 @@ beforeAll(async () => {
     limits: { maxBodyBytes: 1000, drainTimeoutMs: 10_000 },
     logging: { level: "silent" },
   });
-  gateway = await createGateway(config).listen();
+  const logger = createGatewayLogger("info", { write: (line: string) => void logLines.push(line) });
+  gateway = await createGateway(config, { logger }).listen();
 });
 
 afterAll(async () => {
@@ -67,6 +70,17 @@ describe("paid requests through the proxy (official client, facilitator and anvi
     expect(await payee()).toBe(before + PRICE);
     // The upstream saw the request, never the payment.
     expect((await next).headers["payment-signature"]).toBeUndefined();
+    // The access log line names the route, payer, amount and settlement transaction.
+    const entry = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.msg === "request" && line.outcome === "paid");
+    expect(entry).toMatchObject({
+      route: "GET /paid",
+      status: 200,
+      payer: stack.accounts.payer.address,
+      amount: PRICE.toString(),
+      transaction: receipt.transaction,
+    });
   });
 
   it.each([

@@ -31,7 +31,7 @@ export async function startUpstream(): Promise<TestUpstream & { release(): void 
     seen.push(request);
     waiters.shift()?.(request);
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer({ maxHeaderSize: 256 * 1024 }, (req: IncomingMessage, res: ServerResponse) => {
     let bodyBytes = 0;
     let done = false;
     const finish = (complete: boolean) => {
