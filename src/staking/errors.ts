@@ -100,6 +100,18 @@ export class PoolMemberNotFoundError extends StakingError {
   }
 }
 
+/** The pool contract lets only the member or its reward address add to a member's stake. */
+export class CallerCannotAddToPoolError extends StakingError {
+  constructor(caller: string, poolMember: string) {
+    super({
+      code: "CALLER_CANNOT_ADD_TO_POOL",
+      status: 403,
+      message: "Only the pool member or its reward address can add to its stake",
+      details: { caller, poolMember },
+    });
+  }
+}
+
 export class AmountIsZeroError extends StakingError {
   constructor() {
     super({

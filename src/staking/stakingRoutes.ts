@@ -52,7 +52,13 @@ export const stakingRoutes: readonly StakingRoute[] = [
     path: "/api/add-to-pool",
     summary: "Add to a member's pooled amount (approve + add_to_delegation_pool)",
     body: addToPoolBodySchema,
-    errors: ["AMOUNT_IS_ZERO", ...MEMBER_ERRORS, "VALIDATOR_EXITING", "INSUFFICIENT_BALANCE"],
+    errors: [
+      "AMOUNT_IS_ZERO",
+      ...MEMBER_ERRORS,
+      "CALLER_CANNOT_ADD_TO_POOL",
+      "VALIDATOR_EXITING",
+      "INSUFFICIENT_BALANCE",
+    ],
   },
   {
     key: "unstakeIntent",

@@ -223,8 +223,8 @@ describe("staking backend, local adapter: the full story", () => {
     expect(action.body.error.code).toBe("MISSING_UNSTAKE_INTENT");
   });
 
-  it("add-to-pool for another member: the caller pays, the member's stake grows", async () => {
-    await post("/api/stake", { userAddress: ALICE, amount: "1000" });
+  it("add-to-pool by the member's reward address: the caller pays, the member's stake grows; others are refused", async () => {
+    await post("/api/stake", { userAddress: ALICE, amount: "1000", rewardAddress: BOB });
     const added = await post("/api/add-to-pool", { userAddress: BOB, amount: "250", poolMember: ALICE });
     expect(added.status).toBe(200);
     expect(added.body.data.poolMember).toBe(felt(ALICE));
@@ -235,6 +235,17 @@ describe("staking backend, local adapter: the full story", () => {
     expect(added.body.data.position.stakedAmount).toBe("1250");
     expect(await wallet(BOB)).toBe(FAUCET_STRK - 250n);
     expect(await wallet(ALICE)).toBe(FAUCET_STRK - 1000n);
+    const stranger = await post("/api/add-to-pool", {
+      userAddress: "0xc0ffee",
+      amount: "1",
+      poolMember: ALICE,
+    });
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.error).toMatchObject({
+      code: "CALLER_CANNOT_ADD_TO_POOL",
+      details: { caller: felt("0xc0ffee"), poolMember: felt(ALICE) },
+    });
+    expect((await position(ALICE))!.stakedAmount).toBe("1250");
   });
 
   it("serializes concurrent operations on one member: 25 parallel adds all count", async () => {

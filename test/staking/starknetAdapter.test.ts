@@ -151,7 +151,7 @@ describe("Starknet adapter: unsigned calls after checking chain state", () => {
   });
 
   it("addToPool: approve + add_to_delegation_pool(pool_member, amount) into the WBTC pool", async () => {
-    table.set(WBTC_POOL, "get_pool_member_info_v1", ["0xf00"], memberFelts({ amount: 10n }));
+    table.set(WBTC_POOL, "get_pool_member_info_v1", ["0xf00"], memberFelts({ reward: USER, amount: 10n }));
     const res = await post("/api/add-to-pool", {
       userAddress: USER,
       amount: "2500",
@@ -258,6 +258,15 @@ describe("Starknet adapter: unsigned calls after checking chain state", () => {
   });
 
   it("checks the same preconditions against chain state", async () => {
+    table.set(WBTC_POOL, "get_pool_member_info_v1", ["0xf00"], memberFelts({ reward: "0xf00", amount: 10n }));
+    const notAllowed = await post("/api/add-to-pool", {
+      userAddress: USER,
+      amount: "1",
+      tokenAddress: WBTC,
+      poolMember: "0xf00",
+    });
+    expect(notAllowed.status).toBe(403);
+    expect(notAllowed.body.error.code).toBe("CALLER_CANNOT_ADD_TO_POOL");
     table.set(STRK_POOL, "get_pool_member_info_v1", [USER], memberFelts({ amount: 5n }));
     expect((await post("/api/stake", { userAddress: USER, amount: "1" })).body.error.code).toBe(
       "POOL_MEMBER_EXISTS",

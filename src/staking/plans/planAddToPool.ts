@@ -1,10 +1,14 @@
 import type { ChainState, OperationPlan } from "../ChainAdapter.js";
+import { CallerCannotAddToPoolError } from "../errors.js";
 import { formatFelt } from "../felt.js";
 import { poolCalls } from "../poolCalls.js";
 import type { TokenInfo } from "../tokens.js";
 import { poolRules } from "./poolRules.js";
 
-/** `approve` + `add_to_delegation_pool(pool_member, amount)`, paid by `userAddress`. */
+/**
+ * `approve` + `add_to_delegation_pool(pool_member, amount)`, paid by `userAddress`, who must be the member
+ * or its reward address.
+ */
 export function planAddToPool(
   state: ChainState,
   input: { userAddress: bigint; token: TokenInfo; amount: bigint; poolMember: bigint },
@@ -14,6 +18,9 @@ export function planAddToPool(
   poolRules.nonZero(amount);
   poolRules.validatorActive(state);
   const member = poolRules.member(state, token, poolMember);
+  if (userAddress !== poolMember && userAddress !== member.rewardAddress) {
+    throw new CallerCannotAddToPoolError(formatFelt(userAddress), formatFelt(poolMember));
+  }
   poolRules.canPay(state, userAddress, token, amount);
   return {
     operation: "addToPool",
