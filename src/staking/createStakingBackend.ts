@@ -60,7 +60,12 @@ export interface StakingBackend {
 
 /** The staking backend of STAKING.md: descriptor, health, ping, the operations, metrics and APR. */
 export function createStakingBackend(options: StakingBackendOptions = {}): StakingBackend {
-  const config = stakingConfigSchema.parse(options.config ?? {});
+  const parsed = stakingConfigSchema.safeParse(options.config ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new RangeError(`invalid staking backend config: ${issues.join("; ")}`, { cause: parsed.error });
+  }
+  const config = parsed.data;
   const logger = options.logger ?? pino({ level: "silent" });
   const tokens: TokenInfo[] = config.tokens.map((t) => ({
     symbol: t.symbol,

@@ -1,6 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStakingBackend } from "../../src/staking/index.js";
 import { stakingRoutes } from "../../src/staking/stakingRoutes.js";
 import { startStakingBackend, type RunningBackend } from "./support/startStakingBackend.js";
 
@@ -99,5 +100,12 @@ describe("descriptor, health, ping, OpenAPI", () => {
     expect(validate({ userAddress: "0x1", amount: "-5" })).toBe(false);
     expect(validate({ userAddress: "1", amount: "5" })).toBe(false);
     expect(validate({ userAddress: "0x1", amount: "5", extra: 1 })).toBe(false);
+  });
+
+  it("refuses a bad config naming the key", () => {
+    expect(() => createStakingBackend({ config: { local: { epochLengthSeconds: 0 } } })).toThrow(
+      /invalid staking backend config: local\.epochLengthSeconds/,
+    );
+    expect(() => createStakingBackend({ config: { adapter: "starknet" } })).toThrow(/starknet/);
   });
 });
