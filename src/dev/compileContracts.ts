@@ -1,5 +1,9 @@
-import { TEST_TOKEN_ARTIFACT_PATH, loadTestTokenArtifact } from "./loadTestTokenArtifact.js";
+import { contractArtifactPath, DEV_CONTRACTS, loadContractArtifact } from "./loadContractArtifact.js";
 
-// Refreshes src/dev/contracts/TestUSDC.json after TestUSDC.sol changed: `npx tsx src/dev/compileTestToken.ts`.
-const artifact = await loadTestTokenArtifact({ log: (line) => console.log(line) });
-console.log(`${TEST_TOKEN_ARTIFACT_PATH}: ${artifact.compiler}, source ${artifact.sourceHash.slice(0, 12)}…`);
+// Refreshes src/dev/contracts/*.json after a .sol changed: `npx tsx src/dev/compileContracts.ts`.
+for (const contract of DEV_CONTRACTS) {
+  const artifact = await loadContractArtifact({ contract, log: (line) => console.log(line) });
+  console.log(
+    `${contractArtifactPath(contract)}: ${artifact.compiler}, source ${artifact.sourceHash.slice(0, 12)}…`,
+  );
+}

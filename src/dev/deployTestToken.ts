@@ -1,6 +1,6 @@
 import { createWalletClient, getAddress, http, type Chain, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { loadTestTokenArtifact } from "./loadTestTokenArtifact.js";
+import { loadContractArtifact } from "./loadContractArtifact.js";
 import { testUSDCAbi } from "./testUSDCAbi.js";
 
 export interface DeployTestTokenOptions {
@@ -27,7 +27,7 @@ export interface TestToken {
 /** Deploys TestUSDC (EIP-3009 ERC-20, from the cached artifact) and mints the requested balances. */
 export async function deployTestToken(options: DeployTestTokenOptions): Promise<TestToken> {
   const { publicClient, chain } = options;
-  const artifact = await loadTestTokenArtifact({ log: options.log });
+  const artifact = await loadContractArtifact({ contract: "TestUSDC", log: options.log });
   const account = privateKeyToAccount(options.deployerPrivateKey);
   const wallet = createWalletClient({ account, chain, transport: http(options.rpcUrl) });
 

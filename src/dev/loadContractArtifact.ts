@@ -3,10 +3,14 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Abi, Hex } from "viem";
 
-/** The compiled TestUSDC contract, as cached in `src/dev/contracts/TestUSDC.json`. */
-export interface TestTokenArtifact {
-  contractName: "TestUSDC";
-  /** SHA-256 (hex) of `TestUSDC.sol` the artifact was compiled from. */
+/** The contracts of the local stack, each in `src/dev/contracts/<name>.sol`. */
+export const DEV_CONTRACTS = ["TestUSDC", "TryAggregate"] as const;
+export type DevContract = (typeof DEV_CONTRACTS)[number];
+
+/** A compiled contract, as cached in `src/dev/contracts/<name>.json`. */
+export interface ContractArtifact {
+  contractName: DevContract;
+  /** SHA-256 (hex) of the Solidity source the artifact was compiled from (line endings normalised). */
   sourceHash: string;
   /** solc version that produced it. */
   compiler: string;
@@ -15,22 +19,27 @@ export interface TestTokenArtifact {
   bytecode: Hex;
 }
 
-export interface LoadTestTokenArtifactOptions {
-  /** Solidity source; default `src/dev/contracts/TestUSDC.sol`. */
+export interface LoadContractArtifactOptions {
+  contract: DevContract;
+  /** Solidity source; default `src/dev/contracts/<contract>.sol`. */
   sourcePath?: string;
-  /** Cached artifact; default `src/dev/contracts/TestUSDC.json`. */
+  /** Cached artifact; default `src/dev/contracts/<contract>.json`. */
   artifactPath?: string;
   /** Write a freshly compiled artifact back to `artifactPath` (default true). */
   writeCache?: boolean;
   log?: (line: string) => void;
 }
 
-const CONTRACT = "TestUSDC";
 /** Pinned so the bytecode does not depend on the solc default; anvil runs a later hardfork. */
 const EVM_VERSION = "cancun";
 
-export const TEST_TOKEN_SOURCE_PATH = fileURLToPath(new URL("./contracts/TestUSDC.sol", import.meta.url));
-export const TEST_TOKEN_ARTIFACT_PATH = fileURLToPath(new URL("./contracts/TestUSDC.json", import.meta.url));
+export function contractSourcePath(contract: DevContract): string {
+  return fileURLToPath(new URL(`./contracts/${contract}.sol`, import.meta.url));
+}
+
+export function contractArtifactPath(contract: DevContract): string {
+  return fileURLToPath(new URL(`./contracts/${contract}.json`, import.meta.url));
+}
 
 /** SHA-256 of the source with line endings normalised, so a CRLF checkout still matches the cache. */
 export function hashSource(source: string): string {
@@ -38,16 +47,14 @@ export function hashSource(source: string): string {
 }
 
 /**
- * The TestUSDC ABI and bytecode. Uses the committed artifact when its `sourceHash` matches the
+ * A dev contract's ABI and bytecode. Uses the committed artifact when its `sourceHash` matches the
  * Solidity source, so a fresh clone never compiles; otherwise compiles with solc-js and refreshes the cache.
  */
-export async function loadTestTokenArtifact(
-  options: LoadTestTokenArtifactOptions = {},
-): Promise<TestTokenArtifact> {
-  const sourcePath = options.sourcePath ?? TEST_TOKEN_SOURCE_PATH;
-  const artifactPath = options.artifactPath ?? TEST_TOKEN_ARTIFACT_PATH;
+export async function loadContractArtifact(options: LoadContractArtifactOptions): Promise<ContractArtifact> {
+  const sourcePath = options.sourcePath ?? contractSourcePath(options.contract);
+  const artifactPath = options.artifactPath ?? contractArtifactPath(options.contract);
   const cached = existsSync(artifactPath)
-    ? (JSON.parse(readFileSync(artifactPath, "utf8")) as TestTokenArtifact)
+    ? (JSON.parse(readFileSync(artifactPath, "utf8")) as ContractArtifact)
     : undefined;
   // Installed without sources (e.g. a build): the cached artifact is all there is.
   if (!existsSync(sourcePath)) {
@@ -59,7 +66,7 @@ export async function loadTestTokenArtifact(
   if (cached?.sourceHash === sourceHash) return cached;
 
   options.log?.(`compiling ${sourcePath} with solc-js (source changed since the cached artifact)`);
-  const artifact = await compileTestUSDC(source, sourceHash);
+  const artifact = await compileContract(options.contract, source, sourceHash);
   if (options.writeCache !== false) writeFileSync(artifactPath, await formatJson(artifact, artifactPath));
   return artifact;
 }
@@ -69,16 +76,21 @@ interface SolcOutput {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
 }
 
-/** Compiles `TestUSDC.sol` with solc-js (loaded only here: it takes seconds to load). */
-export async function compileTestUSDC(source: string, sourceHash: string): Promise<TestTokenArtifact> {
+/** Compiles one dev contract with solc-js (loaded only here: it takes seconds to load). */
+export async function compileContract(
+  contract: DevContract,
+  source: string,
+  sourceHash: string,
+): Promise<ContractArtifact> {
   const { default: solc } = await import("solc");
+  const file = `${contract}.sol`;
   const input = {
     language: "Solidity",
-    sources: { "TestUSDC.sol": { content: source } },
+    sources: { [file]: { content: source } },
     settings: {
       optimizer: { enabled: true, runs: 200 },
       evmVersion: EVM_VERSION,
-      outputSelection: { "*": { [CONTRACT]: ["abi", "evm.bytecode.object"] } },
+      outputSelection: { "*": { [contract]: ["abi", "evm.bytecode.object"] } },
     },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input)) as string) as SolcOutput;
@@ -86,15 +98,15 @@ export async function compileTestUSDC(source: string, sourceHash: string): Promi
   if (errors.length > 0) {
     throw new Error(`solc failed:\n${errors.map((entry) => entry.formattedMessage).join("\n")}`);
   }
-  const contract = output.contracts?.["TestUSDC.sol"]?.[CONTRACT];
-  if (contract === undefined) throw new Error(`solc produced no ${CONTRACT} contract`);
+  const compiled = output.contracts?.[file]?.[contract];
+  if (compiled === undefined) throw new Error(`solc produced no ${contract} contract`);
   return {
-    contractName: CONTRACT,
+    contractName: contract,
     sourceHash,
     compiler: solc.version() as string,
     evmVersion: EVM_VERSION,
-    abi: contract.abi,
-    bytecode: `0x${contract.evm.bytecode.object}`,
+    abi: compiled.abi,
+    bytecode: `0x${compiled.evm.bytecode.object}`,
   };
 }
 

@@ -2,6 +2,7 @@ import type { Network } from "@x402/core/types";
 import type { Chain, Hex, PublicClient } from "viem";
 import { deployTestToken, type TestToken } from "./deployTestToken.js";
 import { devAccount, DEV_ACCOUNT_INDEX, type DevAccount } from "./devAccounts.js";
+import { installMulticall3 } from "./installMulticall3.js";
 import { startAnvil } from "./startAnvil.js";
 import { startFacilitator, type LocalScheme, type RunningFacilitator } from "./startFacilitator.js";
 import { testUSDCAbi } from "./testUSDCAbi.js";
@@ -55,7 +56,10 @@ export interface LocalStack {
 /** 1 000 USDC at 6 decimals. */
 export const DEFAULT_PAYER_FUNDS = 1_000_000_000n;
 
-/** Starts anvil, deploys and funds TestUSDC, and serves a facilitator on loopback. */
+/**
+ * Starts anvil, deploys and funds TestUSDC, installs a Multicall3 `tryAggregate` (for the facilitator's
+ * failure diagnostics), and serves a facilitator on loopback.
+ */
 export async function startLocalStack(options: StartLocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log;
   const accounts = {
@@ -73,6 +77,12 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       deployerPrivateKey: accounts.facilitator.privateKey,
       mint: [{ to: accounts.payer.address, amount: BigInt(options.fundPayer ?? DEFAULT_PAYER_FUNDS) }],
       log,
+    });
+    await installMulticall3({
+      rpcUrl: anvil.rpcUrl,
+      chain: anvil.chain,
+      publicClient: anvil.publicClient,
+      deployerPrivateKey: accounts.facilitator.privateKey,
     });
     facilitator = await startFacilitator({
       rpcUrl: anvil.rpcUrl,

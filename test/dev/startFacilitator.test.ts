@@ -4,6 +4,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { aliasClientScheme } from "../../src/dev/aliasClientScheme.js";
+import { devAccount } from "../../src/dev/devAccounts.js";
 import { signTransferAuthorization } from "../../src/dev/signTransferAuthorization.js";
 import { startFacilitator } from "../../src/dev/startFacilitator.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
@@ -98,6 +99,31 @@ describe("the local facilitator (official @x402/core facilitator + @x402/evm exa
     expect((await post("/verify", payment, required)).body).toMatchObject({ isValid: true });
     expect((await post("/settle", payment, required)).body).toMatchObject({ success: true });
     expect(await stack.balanceOf(stack.accounts.payee.address)).toBe(before + 250_000n);
+  });
+
+  it("explains a failed simulation (Multicall3 installed): nonce already used, insufficient balance", async () => {
+    const required = requirements("exact", "5000");
+    const payment = await officialPayment(offer(required));
+    expect((await post("/settle", payment, required)).body).toMatchObject({ success: true });
+    expect((await post("/verify", payment, required)).body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_nonce_already_used",
+    });
+
+    const broke = privateKeyToAccount(devAccount(5).privateKey);
+    const signed = await signTransferAuthorization({
+      account: broke,
+      token: stack.token,
+      chainId: 31337,
+      to: stack.accounts.payee.address,
+      value: 5000n,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
+    });
+    const unfunded = { x402Version: 2, accepted: required, payload: signed };
+    expect((await post("/verify", unfunded, required)).body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_evm_insufficient_balance",
+    });
   });
 
   it("rejects an expired authorization with the exact scheme's reason", async () => {

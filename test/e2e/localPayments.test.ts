@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/fetch";
+import { createWalletClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { encodeBase64Json } from "../../src/index.js";
 import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
+import { devAccount } from "../../src/dev/devAccounts.js";
+import { testUSDCAbi } from "../../src/dev/testUSDCAbi.js";
 import { signTransferAuthorization } from "../../src/dev/signTransferAuthorization.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { officialClient, recordingFetch, signOfficialPayment } from "./support/officialPayment.js";
@@ -11,10 +14,35 @@ import { PRICE, startPaidApp, type PaidApp } from "./support/startPaidApp.js";
 let stack: LocalStack;
 let app: PaidApp;
 
+/** A second payer (anvil account 4) that the /drain route empties between verification and settlement. */
+const spender = devAccount(4);
+const sink = devAccount(6).address;
+
 beforeAll(async () => {
   stack = await startLocalStack();
-  app = await startPaidApp({ stack });
+  app = await startPaidApp({ stack, drain: () => moveAllTokens(spender.privateKey, sink) });
+  await moveTokens(stack.accounts.payer.privateKey, spender.address, PRICE.quote);
 });
+
+async function moveTokens(from: `0x${string}`, to: `0x${string}`, amount: bigint) {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(from),
+    chain: stack.chain,
+    transport: http(stack.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: stack.token.address,
+    abi: testUSDCAbi,
+    functionName: "transfer",
+    args: [to, amount],
+  });
+  const receipt = await stack.publicClient.waitForTransactionReceipt({ hash, timeout: 20_000 });
+  if (receipt.status !== "success") throw new Error(`transfer failed: ${hash}`);
+}
+
+async function moveAllTokens(from: `0x${string}`, to: `0x${string}`) {
+  await moveTokens(from, to, await stack.balanceOf(privateKeyToAccount(from).address));
+}
 
 afterAll(async () => {
   await app?.stop();
@@ -198,5 +226,27 @@ describe("end to end: official client → x402() → official facilitator → an
     expect(body.details.reason).toBe("invalid_exact_evm_payload_authorization_valid_before");
     expect(app.hits.quote).toBe(hits);
     expect(await balances()).toEqual(before);
+  });
+
+  it("settlement fails after a 2xx (the payer spent the funds meanwhile): 402 settlement_failed, body withheld", async () => {
+    const sent: string[] = [];
+    const paying = createPayingFetch({
+      privateKey: spender.privateKey,
+      allowedAssets: [{ network: "eip155:31337", asset: stack.token.address }],
+      fetch: recordingFetch(sent),
+    });
+    const payee = await stack.balanceOf(payeeAddress());
+    expect(await stack.balanceOf(spender.address)).toBe(PRICE.quote);
+
+    const response = await paying.fetch(`${app.url}/drain`);
+    expect(app.hits.drain).toBe(1);
+    expect(response.status).toBe(402);
+    const text = await response.text();
+    expect(text).not.toContain("only for paid requests");
+    expect((JSON.parse(text) as { error: string }).error).toBe("settlement_failed");
+    const receipt = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+    expect(receipt).toMatchObject({ success: false, errorReason: "invalid_exact_evm_insufficient_balance" });
+    expect(await stack.balanceOf(payeeAddress())).toBe(payee);
+    expect(await stack.balanceOf(sink)).toBe(PRICE.quote);
   });
 });

@@ -18,12 +18,15 @@ export interface StartPaidAppOptions {
   stack: LocalStack;
   /** Facilitator base URL; default the stack's. */
   facilitatorUrl?: string;
+  /** Run by `GET /drain` before it answers (e.g. the payer spends its funds before settlement). */
+  drain?: () => Promise<void>;
 }
 
 /**
  * An Express app with `x402()` in front of a small upstream (its route handlers), listening on loopback:
  * `GET /quote`, `POST /order` (priced as a money string through `assets`), `GET /broken` (answers 500,
- * priced like /quote), `GET /both` (offers exact-pq first, then exact).
+ * priced like /quote), `GET /both` (offers exact-pq first, then exact), `GET /drain` (runs `drain`, then
+ * answers a secret, priced like /quote).
  */
 export async function startPaidApp(options: StartPaidAppOptions): Promise<PaidApp> {
   const { stack } = options;
@@ -50,6 +53,7 @@ export async function startPaidApp(options: StartPaidAppOptions): Promise<PaidAp
       "GET /quote": { price: atomic(PRICE.quote), description: "a price quote" },
       "POST /order": { price: "$0.02", description: "place an order" },
       "GET /broken": { price: atomic(PRICE.quote), description: "an upstream that fails" },
+      "GET /drain": { price: atomic(PRICE.quote), description: "runs a hook before answering" },
       "GET /both": {
         scheme: "exact-pq",
         price: atomic(PRICE.both),
@@ -58,7 +62,7 @@ export async function startPaidApp(options: StartPaidAppOptions): Promise<PaidAp
       },
     },
   };
-  const hits: Record<string, number> = { quote: 0, order: 0, broken: 0, both: 0 };
+  const hits: Record<string, number> = { quote: 0, order: 0, broken: 0, both: 0, drain: 0 };
   const counted =
     (name: string, handler: RequestHandler): RequestHandler =>
     (req, res, next) => {
@@ -87,6 +91,13 @@ export async function startPaidApp(options: StartPaidAppOptions): Promise<PaidAp
   app.get(
     "/both",
     counted("both", (_req, res) => void res.json({ paid: true })),
+  );
+  app.get(
+    "/drain",
+    counted("drain", async (_req, res) => {
+      await options.drain?.();
+      res.json({ secret: "only for paid requests" });
+    }),
   );
 
   const server: Server = createServer(app);
