@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStakingBackend, type RunningBackend } from "./support/startStakingBackend.js";
@@ -47,10 +50,40 @@ describe("staking backend errors (STAKING.md catalogue)", () => {
     );
   });
 
-  it("VALIDATOR_EXITING (409): no stake, add or restake while the validator leaves", async () => {
+  it("VALIDATOR_EXITING (409): no stake, add or restake while the validator leaves; intent, claim and exit still work", async () => {
     const res = await request(exiting.url).post("/api/stake").send({ userAddress: "0x2", amount: "5" });
     const details = await expectError(res, 409, "VALIDATOR_EXITING");
     expect(details.stakerAddress).toMatch(/^0x[0-9a-f]{64}$/);
+
+    // A member from before the validator started leaving: same data file, restarted with exiting: true.
+    const dir = mkdtempSync(join(tmpdir(), "staking-exiting-"));
+    const dataFile = join(dir, "state.sqlite");
+    try {
+      const before = await startStakingBackend({ config: { local: { dataFile } } });
+      await request(before.url)
+        .post("/api/stake")
+        .send({ userAddress: "0x2", amount: (100n * ONE_STRK).toString() });
+      await before.close();
+      const after = await startStakingBackend({ config: { local: { dataFile, exiting: true } } });
+      after.clock.advanceSeconds(600);
+      try {
+        const add = await request(after.url)
+          .post("/api/add-to-pool")
+          .send({ userAddress: "0x2", amount: "5" });
+        await expectError(add, 409, "VALIDATOR_EXITING");
+        const restake = await request(after.url).post("/api/restake").send({ userAddress: "0x2" });
+        await expectError(restake, 409, "VALIDATOR_EXITING");
+        expect((await request(after.url).post("/api/claim").send({ userAddress: "0x2" })).status).toBe(200);
+        const intent = await request(after.url)
+          .post("/api/unstake/intent")
+          .send({ userAddress: "0x2", amount: "5" });
+        expect(intent.status).toBe(200);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("UNKNOWN_TOKEN (404): a token without a pool, in operations, metrics and apy", async () => {
