@@ -9,7 +9,6 @@ export function buildConfigJsonSchema(): Record<string, unknown> {
   >;
   return {
     ...(allowEnvReferences(schema) as Record<string, unknown>),
-    $id: "https://github.com/x402-gateway/x402-gateway/config/gateway.schema.json",
     title: "x402-gateway config",
     description:
       "Config file of `x402-gateway serve --config`. Strings may use ${ENV_VAR} and ${ENV_VAR:-default}.",

@@ -130,7 +130,9 @@ function prepareForwardedHeaders(req: Request): void {
   const proto = req.protocol;
   const host = req.host;
   const headers = { ...req.headers };
-  for (const name of [...hopByHopHeaders(req.headers), ...PAYMENT_REQUEST_HEADERS]) delete headers[name];
+  // `Expect` was answered here already (Node sends 100 Continue), so it is not the upstream's to answer.
+  for (const name of [...hopByHopHeaders(req.headers), ...PAYMENT_REQUEST_HEADERS, "expect"])
+    delete headers[name];
   headers["x-forwarded-for"] = forwardedFor;
   headers["x-forwarded-proto"] = proto;
   if (host) headers["x-forwarded-host"] = host;

@@ -198,6 +198,20 @@ describe("standalone gateway: limits and upstream faults", () => {
     expect(JSON.parse(response.body)).toMatchObject({ bodyBytes: 1000, complete: true });
   });
 
+  it("answers Expect: 100-continue itself and forwards the body without it", async () => {
+    const gateway = await start();
+    const next = upstream.nextRequest();
+    const response = await rawRequest(`${gateway.url}/free`, {
+      method: "POST",
+      headers: { expect: "100-continue", "content-length": "5" },
+      body: Buffer.from("hello"),
+    });
+    expect(response.status).toBe(200);
+    const seen = await next;
+    expect(seen.headers.expect).toBeUndefined();
+    expect(seen.bodyBytes).toBe(5);
+  });
+
   it("maps an unreachable upstream to 502 upstream_unavailable", async () => {
     const gateway = await start({ upstreamUrl: `http://127.0.0.1:${await closedPort()}` });
     const response = await fetch(`${gateway.url}/free`);
