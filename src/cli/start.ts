@@ -157,7 +157,11 @@ async function main(): Promise<number> {
     console.log(lines.join("\n"));
   } catch (error) {
     if (error instanceof ConfigError) console.error(error.message);
-    else console.error(`npm start failed: ${(error as Error).stack ?? String(error)}`);
+    else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      console.error(
+        `npm start: ${(error as Error).message}: another gateway may be running; stop it, or set X402_GATEWAY_PORT (0 picks a free port)`,
+      );
+    } else console.error(`npm start failed: ${(error as Error).stack ?? String(error)}`);
     await stopAll();
     return 1;
   }
