@@ -34,7 +34,7 @@ describe("npm run pay", () => {
         timeout: 60_000,
       },
     );
-    expect(stdout).toContain("status: 201");
+    expect(stdout).toContain("status: 200");
     expect(stdout).toMatch(/"success": true/);
     const transaction = /transaction: (0x[0-9a-f]{64})/.exec(stdout)?.[1];
     expect(transaction).toBeDefined();

@@ -101,7 +101,7 @@ describe("end to end: official client → x402() → official facilitator → an
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ item: "coffee", quantity: 2 }),
     });
-    expect(response.status).toBe(201);
+    expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ orderId: "ord_1", received: { item: "coffee", quantity: 2 } });
     await expectSettledOnChain(response);
     expect(await balances()).toEqual({
@@ -132,6 +132,7 @@ describe("end to end: official client → x402() → official facilitator → an
     const { header } = await signOfficialPayment(client, `${app.url}/quote`);
     const before = await balances();
     const hits = app.hits.quote;
+    const settles = stack.facilitator.calls.settle;
 
     const responses = await Promise.all(
       Array.from({ length: 8 }, () =>
@@ -145,6 +146,7 @@ describe("end to end: official client → x402() → official facilitator → an
     expect(refused).toHaveLength(7);
     for (const code of refused) expect(["payment_in_progress", "payment_already_used"]).toContain(code);
     expect(app.hits.quote).toBe(hits! + 1);
+    expect(stack.facilitator.calls.settle).toBe(settles + 1);
     expect(await balances()).toEqual({
       payer: before.payer - PRICE.quote,
       payee: before.payee + PRICE.quote,

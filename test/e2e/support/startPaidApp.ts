@@ -79,10 +79,7 @@ export async function startPaidApp(options: StartPaidAppOptions): Promise<PaidAp
   );
   app.post(
     "/order",
-    counted(
-      "order",
-      (req, res) => void res.status(201).json({ orderId: "ord_1", received: req.body as unknown }),
-    ),
+    counted("order", (req, res) => void res.json({ orderId: "ord_1", received: req.body as unknown })),
   );
   app.get(
     "/broken",
