@@ -4,11 +4,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
+import { buildRouteTable } from "../config/buildRouteTable.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
-import { AssetTable } from "../pricing/knownAssets.js";
-import { RouteTable } from "../pricing/RouteTable.js";
 import { createGateway, type RunningGateway } from "../proxy/createGateway.js";
 import { createStakingBackend, type StakingBackend } from "../staking/index.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
@@ -111,12 +110,7 @@ async function main(): Promise<number> {
     const gateway: RunningGateway = await createGateway(config).listen();
     cleanups.push(() => gateway.close());
 
-    const routes = new RouteTable(config.routes, {
-      payTo: config.payTo,
-      network: config.network,
-      maxTimeoutSeconds: config.maxTimeoutSeconds,
-      assets: new AssetTable(config.assets ?? []),
-    }).routes;
+    const routes = buildRouteTable(config).routes;
     const decimals = stack.token.decimals;
     const units = (amount: string) => {
       const value = BigInt(amount);

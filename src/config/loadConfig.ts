@@ -3,8 +3,8 @@ import { dirname, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod/v4";
 import { formatPath } from "../protocol/describeIssues.js";
-import { AssetTable } from "../pricing/knownAssets.js";
-import { RouteConfigError, RouteTable } from "../pricing/RouteTable.js";
+import { RouteConfigError } from "../pricing/RouteTable.js";
+import { buildRouteTable } from "./buildRouteTable.js";
 import { ConfigError, type ConfigProblem } from "./ConfigError.js";
 import { gatewayConfigSchema, type GatewayConfig } from "./gatewayConfigSchema.js";
 import { interpolateEnv } from "./interpolateEnv.js";
@@ -95,12 +95,7 @@ export function parseConfig(
   // The schema checks each price's shape; the route table checks what only the whole config can say
   // (a valid route key, a known asset for a money string), exactly as x402() will at start-up.
   try {
-    new RouteTable(config.routes, {
-      payTo: config.payTo,
-      network: config.network,
-      maxTimeoutSeconds: config.maxTimeoutSeconds,
-      assets: new AssetTable(config.assets ?? []),
-    });
+    buildRouteTable(config);
   } catch (error) {
     if (!(error instanceof RouteConfigError)) throw error;
     const prefix = `routes[${JSON.stringify(error.key)}].`;

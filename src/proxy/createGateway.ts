@@ -163,6 +163,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           resolve();
         });
       });
+      // Warn now, not at the first request, when the facilitator does not support a route's payment option.
+      const checkSupport = (paywall as { checkSupport?: () => Promise<unknown> }).checkSupport;
+      if (typeof checkSupport === "function") void checkSupport().catch(() => undefined);
       const address = server.address() as AddressInfo;
       const shown =
         address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
