@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { z } from "zod/v4";
 import {
   facilitatorSettingsSchema,
-  memoryLedgerSettingsSchema,
+  ledgerSettingsSchema,
   paywallSettingsSchema,
 } from "../middleware/options.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
@@ -99,8 +99,8 @@ export const gatewayConfigSchema = paywallSettingsSchema
     /** Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal. */
     trustProxy: z.array(trustProxyEntry).default([]),
     upstreams: z.array(upstreamSettingsSchema).min(1, "expected at least one upstream"),
-    /** Payment de-duplication store. */
-    ledger: memoryLedgerSettingsSchema.prefault({ type: "memory" }),
+    /** Payment de-duplication store: in memory (one instance), or Redis shared by several instances. */
+    ledger: ledgerSettingsSchema.prefault({ type: "memory" }),
     limits: limitsSettingsSchema.prefault({}),
     logging: loggingSettingsSchema.prefault({}),
     metrics: metricsSettingsSchema.prefault({}),

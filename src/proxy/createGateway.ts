@@ -19,9 +19,17 @@ import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
 
+/** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
+export type GatewayPaywall = RequestHandler & {
+  /** Ask the facilitator's `/supported` and log unsupported routes. */
+  checkSupport?: () => Promise<unknown>;
+  /** Release what the paywall opened (a Redis ledger's connection). */
+  close?: () => Promise<void>;
+};
+
 export interface GatewayDeps {
   /** Builds the paywall from the config's settings; `x402` by default. */
-  paywall?: (options: X402Options) => RequestHandler;
+  paywall?: (options: X402Options) => GatewayPaywall;
   /** pino logger; by default one at `logging.level` on stdout. */
   logger?: Logger;
   /** `fetch` for the facilitator and the readiness probes. */
@@ -164,8 +172,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         });
       });
       // Warn now, not at the first request, when the facilitator does not support a route's payment option.
-      const checkSupport = (paywall as { checkSupport?: () => Promise<unknown> }).checkSupport;
-      if (typeof checkSupport === "function") void checkSupport().catch(() => undefined);
+      void paywall.checkSupport?.().catch(() => undefined);
       const address = server.address() as AddressInfo;
       const shown =
         address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
@@ -196,7 +203,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           }, limits.drainTimeoutMs);
           server.close(() => {
             clearTimeout(force);
-            resolve();
+            // Only once every settlement is done: the ledger (Redis) is still needed until then.
+            void (paywall.close?.() ?? Promise.resolve())
+              .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
+              .then(() => resolve());
           });
           server.closeIdleConnections();
         }));

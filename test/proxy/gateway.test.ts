@@ -2,6 +2,7 @@ import { request as httpRequest } from "node:http";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { x402 } from "../../src/middleware/x402.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
 import { gatewayConfig } from "./support/gatewayConfig.js";
@@ -164,6 +165,33 @@ describe("standalone gateway: proxying", () => {
     expect(response.headers.get("content-security-policy")).toBe("default-src 'none';frame-ancestors 'none'");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+  });
+});
+
+describe("standalone gateway: Redis ledger", () => {
+  it("runs with ledger: { type: redis } and closes its connection on shutdown", async () => {
+    const config = gatewayConfig({
+      upstreamUrl: upstream.url,
+      facilitatorUrl,
+      ledger: {
+        type: "redis",
+        url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        keyPrefix: "test:gw:",
+      },
+    });
+    let closed = 0;
+    const gateway = createGateway(config, {
+      logger: createGatewayLogger("silent"),
+      paywall: (options) => {
+        const middleware = x402(options);
+        const close = middleware.close;
+        return Object.assign(middleware, { close: () => close().then(() => void closed++) });
+      },
+    });
+    const running = await gateway.listen();
+    expect((await fetch(`${running.url}/priced`)).status).toBe(402);
+    await running.close();
+    expect(closed).toBe(1);
   });
 });
 
