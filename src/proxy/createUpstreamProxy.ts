@@ -60,7 +60,6 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
     // Once the upstream's answer has begun, the only honest thing left is to cut the connection;
     // a held (paid) response that never ended is never settled.
     if (answered.has(req) || res.headersSent) return void res.destroy();
-    for (const name of res.getHeaderNames()) res.removeHeader(name);
     const message = timedOut
       ? `the upstream did not answer in time (${err.code === CONNECT_TIMEOUT ? `connect, ${upstream.connectTimeoutMs}` : upstream.timeoutMs} ms)`
       : "the upstream could not be reached or closed the connection";
