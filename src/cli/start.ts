@@ -1,7 +1,5 @@
 // `npm start`: the whole product on one machine — local payment stack, staking backend, and the gateway
 // with config/gateway.yaml in front of it. Prints the gateway URL, the priced routes and a pay command.
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { buildRouteTable } from "../config/buildRouteTable.js";
@@ -9,7 +7,7 @@ import { ConfigError } from "../config/ConfigError.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
 import { createGateway, type RunningGateway } from "../proxy/createGateway.js";
-import { createStakingBackend, type StakingBackend } from "../staking/index.js";
+import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
 
 const USAGE = `Usage: npm start [-- --config <file>] [-- --data <sqlite file>]
@@ -77,22 +75,14 @@ async function main(): Promise<number> {
     const stack: LocalStack = await startLocalStack({ log: (line) => console.log(`  ${line}`) });
     cleanups.push(() => stack.stop());
 
-    const backend: StakingBackend = createStakingBackend({
+    const staking: ListeningStakingBackend = await listenStakingBackend({
       config: { adapter: "local", local: { dataFile } },
       logger: pino({ level: process.env.LOG_LEVEL ?? "warn" }),
+      host: "127.0.0.1",
+      port: 0,
     });
-    const stakingServer: Server = await new Promise((resolve, reject) => {
-      const server = backend.app.listen(0, "127.0.0.1", () => resolve(server)).once("error", reject);
-    });
-    cleanups.push(() => backend.close());
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          stakingServer.close(() => resolve());
-          stakingServer.closeAllConnections();
-        }),
-    );
-    const stakingUrl = `http://127.0.0.1:${(stakingServer.address() as AddressInfo).port}`;
+    cleanups.push(() => staking.close());
+    const stakingUrl = staking.url;
 
     const quote: DemoQuoteUpstream = await startDemoQuoteUpstream();
     cleanups.push(() => quote.close());
