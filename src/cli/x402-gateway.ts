@@ -11,7 +11,7 @@ An x402 V2 paywall in front of any HTTP API: prices routes from a config file, a
 an offer, verifies and settles payments through a facilitator, and proxies paid requests upstream.
 
 Commands:
-  serve --config <file>      run the gateway (YAML or JSON config; see docs/gateway.md)
+  serve --config <file>      run the gateway (YAML or JSON config; see README.md, "The config file")
   check-config <file>        validate a config file: exit 0, or 1 with every problem (file:line key: …)
   recognize <payer> …        ask the chain whether a payer is recognized (est_ouverte)
 
