@@ -229,10 +229,17 @@ export class Paywall {
       await this.deps.ledger.release(verified.id, verified.token);
       throw new SettlementFailed(settlement);
     }
-    const now = this.deps.now();
-    await this.deps.ledger.spend(verified.id, verified.token, {
-      keepUntilMs: spentUntilMs(verified.payment, now, this.deps.spentTtlMs),
-    });
+    try {
+      await this.deps.ledger.spend(verified.id, verified.token, {
+        keepUntilMs: spentUntilMs(verified.payment, this.deps.now(), this.deps.spentTtlMs),
+      });
+    } catch (error) {
+      // The money has moved: serve the response. A replay still fails at the token contract (nonce used).
+      this.deps.logger.error(
+        { err: error, route: route.key },
+        "settled, but the ledger could not mark the payment spent",
+      );
+    }
     const paid: PaidEvent = {
       payer: settlement.payer ?? verified.payer,
       amount: verified.requirements.amount,

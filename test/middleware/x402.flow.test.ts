@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import express, { type Express } from "express";
 import request from "supertest";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
-import { x402, type PaidEvent, type ErrorEvent } from "../../src/index.js";
+import { MemoryPaymentLedger, x402, type PaidEvent, type ErrorEvent } from "../../src/index.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, evmPayment, header, usdcRequirements } from "../support/payments.js";
 
@@ -607,5 +607,40 @@ describe("options are checked at start-up", () => {
     [{ ...base, maxHeldResponseBytes: -1 }, /maxHeldResponseBytes/],
   ])("%#: a wrong option throws, naming the key", (options, message) => {
     expect(() => x402(options as never)).toThrow(message);
+  });
+});
+
+describe("a ledger failure after settlement", () => {
+  it("still serves the paid response: the money has moved", async () => {
+    const facilitatorForLedger = await startFacilitatorDouble();
+    const memory = new MemoryPaymentLedger();
+    const failingSpend = {
+      reserve: memory.reserve.bind(memory),
+      release: memory.release.bind(memory),
+      spend: async () => {
+        throw new Error("ledger store is down");
+      },
+    };
+    const paidApp = express();
+    paidApp.use(
+      x402({
+        facilitator: { url: facilitatorForLedger.url },
+        payTo: PAY_TO,
+        network: "eip155:84532",
+        ledger: failingSpend,
+        routes: { "GET /x": { price: "$0.001" } },
+      }),
+    );
+    paidApp.get("/x", (_req, res) => res.json({ served: true }));
+    try {
+      const res = await request(paidApp)
+        .get("/x")
+        .set("PAYMENT-SIGNATURE", header(evmPayment(APY)));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ served: true });
+      expect(facilitatorForLedger.count("settle")).toBe(1);
+    } finally {
+      await facilitatorForLedger.close();
+    }
   });
 });
