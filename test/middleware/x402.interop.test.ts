@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import express from "express";
 import { privateKeyToAccount } from "viem/accounts";
 import { x402Client } from "@x402/core/client";
@@ -18,12 +16,13 @@ import { decodePaymentHeader } from "../../src/middleware/decodePaymentHeader.js
 import { matchRequirements } from "../../src/middleware/matchRequirements.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, usdcRequirements } from "../support/payments.js";
+import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 
 // A public test key (anvil's first dev account); it signs, nothing is ever sent to a chain here.
 const account = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 
 let facilitator: FacilitatorDouble;
-let server: Server;
+let server: LoopbackServer;
 let baseUrl: string;
 const routes = {
   "GET /api/apy": { price: "$0.001", description: "Current APY" },
@@ -40,14 +39,12 @@ beforeAll(async () => {
   app.use(express.json());
   app.get("/api/apy", (_req, res) => res.json({ apy: "5.25" }));
   app.post("/api/stake", (req, res) => res.json({ ok: true, body: req.body as unknown }));
-  server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
+  baseUrl = server.url;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await facilitator.close();
 });
 

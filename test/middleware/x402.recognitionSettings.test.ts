@@ -1,5 +1,3 @@
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
@@ -12,13 +10,14 @@ import { x402, type X402Middleware } from "../../src/index.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO } from "../support/payments.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
+import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 
 // A public anvil dev key: it only signs here.
 const payer = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 
 let rpc: StarknetRpcServer;
 let facilitator: FacilitatorDouble;
-let server: Server;
+let server: LoopbackServer;
 let paywall: X402Middleware;
 let baseUrl: string;
 
@@ -42,14 +41,12 @@ beforeAll(async () => {
   app.use(paywall);
   app.get("/report", (_req, res) => res.json({ report: "ok" }));
   app.get("/always-paid", (_req, res) => res.json({ paid: true }));
-  server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
+  baseUrl = server.url;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await paywall.close();
   await facilitator.close();
   await rpc.close();

@@ -1,6 +1,4 @@
 import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -22,6 +20,7 @@ import { encodeBase64Json } from "../../src/protocol/base64Json.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO } from "../support/payments.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
+import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 
 // Public anvil dev keys: they only sign here; nothing reaches a chain.
 const recognizedPayer = privateKeyToAccount(
@@ -32,7 +31,7 @@ const CONTRACT = "0x0456abc";
 
 let rpc: StarknetRpcServer;
 let facilitator: FacilitatorDouble;
-let server: Server;
+let server: LoopbackServer;
 let baseUrl: string;
 let gate: SiwxSignInGate;
 const clock = { now: Date.now() };
@@ -62,14 +61,12 @@ beforeAll(async () => {
   );
   app.get("/api/report", (_req, res) => res.json({ report: "ok" }));
   app.get("/api/always-paid", (_req, res) => res.json({ paid: true }));
-  server = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
+  baseUrl = server.url;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await facilitator.close();
   expect(rpc.validationFailures).toEqual([]);
   await rpc.close();
