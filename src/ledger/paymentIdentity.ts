@@ -42,3 +42,9 @@ export function spentUntilMs(payment: PaymentPayload, nowMs: number, defaultTtlM
   const validBeforeMs = Number(evm.data.authorization.validBefore) * 1000;
   return Number.isFinite(validBeforeMs) ? Math.max(validBeforeMs, nowMs) + 60_000 : nowMs + defaultTtlMs;
 }
+
+/** The payer an EVM authorization names, when the facilitator did not say. */
+export function payerOf(payment: PaymentPayload): string {
+  const authorization = (payment.payload as { authorization?: { from?: unknown } }).authorization;
+  return typeof authorization?.from === "string" ? authorization.from : "unknown";
+}

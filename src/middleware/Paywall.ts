@@ -6,8 +6,8 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../pro
 import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
 import type { Facilitator } from "../facilitator/Facilitator.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
-import { paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
-import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
+import { payerOf, paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
+import type { SignInGate } from "../recognition/SignInGate.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
 import { holdResponse } from "./holdResponse.js";
 import type { Logger } from "./Logger.js";
@@ -15,6 +15,9 @@ import { matchRequirements } from "./matchRequirements.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
+import { headerOf, splitUrl } from "./requestParts.js";
+import { Offers } from "./Offers.js";
+import { SettlementFailed } from "./SettlementFailed.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
@@ -53,25 +56,17 @@ interface Verified {
   payer: string;
 }
 
-function headerOf(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(",") : value;
-}
-
-function splitUrl(url: string): { pathname: string; search: string } {
-  const index = url.indexOf("?");
-  return index === -1
-    ? { pathname: url, search: "" }
-    : { pathname: url.slice(0, index), search: url.slice(index) };
-}
-
 /**
  * The per-request flow of `x402()` (ARCHITECTURE.md): match → offer or verify → serve → settle.
  * Never serves a priced response whose payment did not settle, never settles one whose handler
  * failed, never lets one payment pay twice.
  */
 export class Paywall {
-  constructor(private readonly deps: PaywallDeps) {}
+  private readonly offers: Offers;
+
+  constructor(private readonly deps: PaywallDeps) {
+    this.offers = new Offers(deps);
+  }
 
   readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { pathname, search } = splitUrl(req.url);
@@ -89,14 +84,14 @@ export class Paywall {
     req.url = path + search;
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
     res.locals.x402 = info;
-    const resourceUrl = this.resourceUrl(req, path + search);
+    const resourceUrl = this.offers.resourceUrl(req, path + search);
     const exchange: Exchange = {
       req,
       res,
       route,
       info,
       resourceUrl,
-      offer: () => this.offer(req, route, resourceUrl),
+      offer: () => this.offers.offer(req, route, resourceUrl),
     };
     try {
       await this.priced(exchange, next);
@@ -129,7 +124,7 @@ export class Paywall {
           `SIGN-IN-WITH-X is over ${MAX_JSON_PAYMENT_HEADER_BYTES} bytes`,
         );
       }
-      const admitted = await gate.admit(signIn, this.signInContext(req, route, exchange.resourceUrl));
+      const admitted = await gate.admit(signIn, this.offers.signInContext(req, route, exchange.resourceUrl));
       if (admitted.recognized) {
         Object.assign(info, { outcome: "recognized", payer: admitted.address });
         this.deps.observer.outcome?.(route.key, "recognized");
@@ -325,49 +320,6 @@ export class Paywall {
     this.deps.logger[level]({ code: error.code, route: route?.key, details: error.details }, error.message);
     safely(() => this.deps.onError?.({ error, code: error.code, route: route?.key }), this.deps.logger);
   }
-
-  private resourceUrl(req: Request, pathAndQuery: string): string {
-    const base = this.deps.publicUrl
-      ? this.deps.publicUrl.replace(/\/+$/, "")
-      : `${req.protocol}://${req.get("host") ?? "localhost"}`;
-    return `${base}${req.baseUrl}${pathAndQuery}`;
-  }
-
-  private async offer(req: Request, route: PricedRoute, resourceUrl: string): Promise<Offer> {
-    const resource = {
-      url: resourceUrl,
-      description: route.config.description ?? "",
-      mimeType: route.config.mimeType ?? "application/json",
-    };
-    const offer: Offer = { resource, accepts: route.requirements };
-    const gate = this.deps.signInGateFor(route);
-    if (gate) offer.extensions = await gate.offer(this.signInContext(req, route, resourceUrl));
-    return offer;
-  }
-
-  private signInContext(req: Request, route: PricedRoute, resourceUrl: string): SignInContext {
-    const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : (req.get("host") ?? "");
-    return {
-      resourceUrl,
-      host,
-      networks: [...new Set(route.requirements.map((requirements) => requirements.network))],
-      now: new Date(this.deps.now()),
-    };
-  }
-}
-
-/** A settlement answered `success: false`: a 402 that carries the facilitator's answer as `PAYMENT-RESPONSE`. */
-class SettlementFailed extends GatewayError {
-  constructor(readonly settlement: SettleResponse) {
-    super("settlement_failed", `settlement failed: ${settlement.errorReason ?? "unknown reason"}`, {
-      details: { reason: settlement.errorReason, reasonMessage: settlement.errorMessage },
-    });
-  }
-}
-
-function payerOf(payment: PaymentPayload): string {
-  const authorization = (payment.payload as { authorization?: { from?: unknown } }).authorization;
-  return typeof authorization?.from === "string" ? authorization.from : "unknown";
 }
 
 function asGatewayError(error: unknown): GatewayError {
