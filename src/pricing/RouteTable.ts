@@ -52,7 +52,11 @@ export class RouteTable {
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);
+    this.firstSegments = firstSegmentsOf(this.routes);
   }
+
+  /** First path segments some route can match; undefined when a route starts with a param or a bare `*`. */
+  private readonly firstSegments: ReadonlySet<string> | undefined;
 
   /**
    * Match a request. A path that cannot be normalised is `invalid` only if some reading of it would
@@ -77,7 +81,22 @@ export class RouteTable {
 
   private find(method: string, path: string): PricedRoute | undefined {
     if (this.routes.length === 0) return undefined;
+    if (this.firstSegments) {
+      const end = path.indexOf("/", 1);
+      const first = path.slice(1, end === -1 ? undefined : end).toLowerCase();
+      if (!this.firstSegments.has(first)) return undefined;
+    }
     const segments = path === "/" ? [] : path.slice(1).toLowerCase().split("/");
     return this.routes.find((route) => patternMatches(route.pattern, method, segments));
   }
+}
+
+function firstSegmentsOf(routes: readonly PricedRoute[]): ReadonlySet<string> | undefined {
+  const firsts = new Set<string>();
+  for (const { pattern } of routes) {
+    const first = pattern.segments[0];
+    if (first === null || (first === undefined && pattern.wildcard)) return undefined;
+    firsts.add(first ?? "");
+  }
+  return firsts;
 }

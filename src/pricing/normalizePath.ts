@@ -5,6 +5,9 @@ export type NormalizedPath = { ok: true; path: string } | { ok: false; reason: P
 
 const HEX = "0123456789ABCDEF";
 
+/** What a path must contain for normalisation to change more than a trailing slash. */
+const ALREADY_NORMAL_BREAKERS = /[%\\]|\/\/|\/\.(?:\/|\.|$)|\/\/$/;
+
 function isUnreserved(code: number): boolean {
   return (
     (code >= 0x41 && code <= 0x5a) || // A-Z
@@ -30,6 +33,10 @@ function hexValue(char: string | undefined): number {
  */
 export function normalizePath(rawPath: string): NormalizedPath {
   if (!rawPath.startsWith("/")) return { ok: false, reason: "not_absolute" };
+  // Fast path, most requests: nothing to decode, no dot segment, no empty segment.
+  if (!ALREADY_NORMAL_BREAKERS.test(rawPath)) {
+    return { ok: true, path: rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath };
+  }
   let decoded = "";
   for (let i = 0; i < rawPath.length; i++) {
     const char = rawPath[i] as string;

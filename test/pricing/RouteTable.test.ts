@@ -42,6 +42,10 @@ describe("normalizePath", () => {
     ["/a%c3%a9", "/a%C3%A9"],
     ["/../../etc", "/etc"],
     ["/", "/"],
+    ["/a/", "/a"],
+    ["/.well-known/x", "/.well-known/x"],
+    ["/a/..b/c", "/a/..b/c"],
+    ["/a/.", "/a"],
   ])("%s → %s", (raw, expected) => {
     expect(normalizePath(raw)).toEqual({ ok: true, path: expected });
   });
@@ -103,6 +107,17 @@ describe("RouteTable", () => {
       reason: "malformed_percent_encoding",
     });
     expect(table.match("GET", "/public/a%2Fb")).toEqual({ kind: "free" });
+  });
+
+  it("still matches routes that start with a parameter, a bare wildcard, or the root", () => {
+    const paramFirst = new RouteTable({ "GET /:tenant/report": { price: "$1" } }, defaults);
+    expect(paramFirst.match("GET", "/acme/report")).toMatchObject({ kind: "priced" });
+    const everything = new RouteTable({ "/*": { price: "$1" } }, defaults);
+    expect(everything.match("POST", "/any/thing")).toMatchObject({ kind: "priced" });
+    expect(everything.match("GET", "/")).toMatchObject({ kind: "priced" });
+    const root = new RouteTable({ "GET /": { price: "$1" }, "GET /a": { price: "$1" } }, defaults);
+    expect(root.match("GET", "/")).toMatchObject({ kind: "priced", route: { key: "GET /" } });
+    expect(root.match("GET", "/b")).toEqual({ kind: "free" });
   });
 
   it("builds requirements with integer money and the asset's EIP-712 domain", () => {
