@@ -6,7 +6,7 @@ const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 export interface GatewayMetrics {
   /** This gateway's own registry (never prom-client's global one, so several gateways can live in one process). */
   registry: Registry;
-  /** Feeds verify/settle latency, facilitator errors and held bytes from `x402()`. */
+  /** Feeds verify/settle latency, facilitator errors, held bytes and the recognition cache's counters from `x402()`. */
   observer: PaywallObserver;
   /** One finished request: route key (or `unpriced`), paywall outcome, error or upstream status code. */
   request(route: string, outcome: string, code: string, seconds: number): void;
@@ -62,9 +62,32 @@ export function createGatewayMetrics(): GatewayMetrics {
     registers: [registry],
   });
 
+  const recognitionLookups = new Counter({
+    name: "x402_gateway_recognition_lookups_total",
+    help: "Recognition cache lookups: hit, miss, or coalesced into a call already in flight",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  const recognitionRpc = new Histogram({
+    name: "x402_gateway_recognition_rpc_duration_seconds",
+    help: "est_ouverte calls on Starknet, by outcome (recognized, not_recognized, error) and error kind",
+    labelNames: ["outcome", "error"],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const recognitionStale = new Counter({
+    name: "x402_gateway_recognition_stale_served_total",
+    help: "Positive recognition answers served stale because the chain could not be asked",
+    registers: [registry],
+  });
+
   return {
     registry,
     observer: {
+      lookup: (outcome) => recognitionLookups.inc({ outcome }),
+      rpcCall: (ms, outcome, errorKind) =>
+        recognitionRpc.observe({ outcome, error: errorKind ?? "" }, ms / 1000),
+      staleServed: () => recognitionStale.inc(),
       verifyLatency: (ms, ok) => verify.observe({ ok: String(ok) }, ms / 1000),
       settleLatency: (ms, ok) => settle.observe({ ok: String(ok) }, ms / 1000),
       facilitatorError: (endpoint, code) => facilitatorErrors.inc({ endpoint, code }),

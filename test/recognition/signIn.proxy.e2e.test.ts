@@ -79,6 +79,10 @@ describe("sign-in through the standalone gateway (config `recognition`)", () => 
     expect(upstreamSaw[0]?.["sign-in-with-x"]).toBeUndefined();
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/outcome="recognized"/);
+    expect(metrics).toMatch(/x402_gateway_recognition_lookups_total\{outcome="miss"\} [1-9]/);
+    expect(metrics).toMatch(
+      /x402_gateway_recognition_rpc_duration_seconds_count\{outcome="recognized",error=""\} 1/,
+    );
   });
 
   it("makes a payer the chain does not know yet (0x0) pay through the normal flow", async () => {
