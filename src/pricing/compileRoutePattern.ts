@@ -59,11 +59,14 @@ export function compileRoutePattern(key: string): RoutePattern {
 
 /**
  * Whether `pattern` matches a method and a normalised, lower-cased path split into segments.
- * A `GET` route also prices `HEAD`, which Express serves from the same handler.
+ * A `GET` route also prices `HEAD`, which Express serves from the same handler. A route without a
+ * method does not price `OPTIONS`: browsers send it, unpaid, before every cross-origin paid request.
  */
 export function patternMatches(pattern: RoutePattern, method: string, segments: readonly string[]): boolean {
-  if (pattern.method !== undefined && pattern.method !== method) {
-    if (!(pattern.method === "GET" && method === "HEAD")) return false;
+  if (pattern.method === undefined) {
+    if (method === "OPTIONS") return false;
+  } else if (pattern.method !== method && !(pattern.method === "GET" && method === "HEAD")) {
+    return false;
   }
   const expected = pattern.segments;
   if (pattern.wildcard ? segments.length < expected.length : segments.length !== expected.length)

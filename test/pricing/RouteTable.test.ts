@@ -88,6 +88,7 @@ describe("RouteTable", () => {
     expect(keyOf("GET", "/api/metrics/validator")).toBe("GET /api/metrics/validator");
     expect(keyOf("GET", "/api/metrics/0xabc")).toBe("GET /api/metrics/:userAddress");
     expect(keyOf("DELETE", "/files")).toBe("/files/*");
+    expect(keyOf("OPTIONS", "/files/a")).toBe("free");
     expect(keyOf("PUT", "/files/a/b/c")).toBe("/files/*");
     expect(keyOf("GET", "/health")).toBe("free");
   });
