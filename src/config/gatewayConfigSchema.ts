@@ -87,6 +87,22 @@ export const metricsSettingsSchema = z.strictObject({
   path: z.string().startsWith("/").default(GATEWAY_DEFAULTS.metricsPath),
 });
 
+/** Cross-origin access for browser apps that pay (off unless `allowedOrigins` is set). */
+export const corsSettingsSchema = z.strictObject({
+  /** Origins allowed to call the gateway (`https://app.example.com`), or `["*"]` for any. Empty: CORS off. */
+  allowedOrigins: z
+    .array(
+      z.union([
+        z.literal("*"),
+        z.url().regex(/^https?:\/\/[^/]+$/, "expected an origin: scheme://host[:port]"),
+      ]),
+    )
+    .default([]),
+  /** How long a browser may cache a preflight answer, in seconds. */
+  maxAgeSeconds: z.number().int().nonnegative().default(600),
+});
+export type CorsSettings = z.output<typeof corsSettingsSchema>;
+
 /** The standalone gateway's config file: the paywall's settings plus where to listen and what to proxy. */
 export const gatewayConfigSchema = paywallSettingsSchema
   .omit({ requireTls: true })
@@ -104,6 +120,7 @@ export const gatewayConfigSchema = paywallSettingsSchema
     limits: limitsSettingsSchema.prefault({}),
     logging: loggingSettingsSchema.prefault({}),
     metrics: metricsSettingsSchema.prefault({}),
+    cors: corsSettingsSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     const outbound: Array<{ path: PropertyKey[]; url: string }> = [

@@ -45,8 +45,19 @@ export function sendPaymentRequired(
   res.setHeader(PAYMENT_REQUIRED, encodeBase64Json(paymentRequired));
   if (settlement) res.setHeader(PAYMENT_RESPONSE, encodeBase64Json(settlement));
   res.setHeader("Cache-Control", "no-store");
-  res.setHeader("Vary", "Accept");
+  addVary(res, "Accept");
   sendJson(res, 402, { ...paymentRequired, message: error.message, details: error.details });
+}
+
+/** Add a field to `Vary`, keeping what earlier middleware (CORS's `Origin`) put there. */
+function addVary(res: ServerResponse, field: string): void {
+  const current = res.getHeader("Vary");
+  const fields = (Array.isArray(current) ? current.join(",") : String(current ?? ""))
+    .split(",")
+    .map((value) => value.trim())
+    .filter(Boolean);
+  if (!fields.some((value) => value.toLowerCase() === field.toLowerCase())) fields.push(field);
+  res.setHeader("Vary", fields.join(", "));
 }
 
 /** Answer with the one flat error body `{ error, message, details }`. */

@@ -11,6 +11,7 @@ import type { X402Options } from "../middleware/options.js";
 import { sendError } from "../middleware/respond.js";
 import { x402 } from "../middleware/x402.js";
 import { GatewayError } from "../protocol/errors.js";
+import { allowCrossOrigin } from "./allowCrossOrigin.js";
 import { checkReadiness } from "./checkReadiness.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
@@ -69,6 +70,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     limits,
     logging: _logging,
     metrics: metricsSettings,
+    cors,
     ...settings
   } = config;
   const paywall = (deps.paywall ?? x402)({
@@ -102,6 +104,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       crossOriginResourcePolicy: { policy: "cross-origin" },
     }),
   );
+
+  app.use(allowCrossOrigin(cors));
 
   app.get("/healthz", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
