@@ -17,6 +17,8 @@ export interface SignTransferAuthorizationOptions {
   validBefore: bigint;
   /** 32 bytes; default random. */
   nonce?: Hex;
+  /** `ReceiveWithAuthorization` (only the payee may submit it) instead of `TransferWithAuthorization`. */
+  receive?: boolean;
 }
 
 /** An EVM `exact` payment's `payload`: strings, as they travel in a `PaymentPayload`. */
@@ -25,13 +27,24 @@ export interface SignedTransferAuthorization {
   authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex };
 }
 
+/** The fields both EIP-3009 authorization types sign. */
+const AUTHORIZATION_FIELDS = [
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
+
 /**
- * Signs an EIP-3009 `TransferWithAuthorization` by hand, for payments the official client will not
+ * Signs an EIP-3009 `TransferWithAuthorization` (or `ReceiveWithAuthorization`) by hand, for payments the official client will not
  * make (e.g. one whose `validBefore` is already past).
  */
 export async function signTransferAuthorization(
   options: SignTransferAuthorizationOptions,
 ): Promise<SignedTransferAuthorization> {
+  const primaryType = options.receive ? "ReceiveWithAuthorization" : "TransferWithAuthorization";
   const message = {
     from: options.account.address,
     to: getAddress(options.to),
@@ -47,17 +60,8 @@ export async function signTransferAuthorization(
       chainId: options.chainId,
       verifyingContract: getAddress(options.token.address),
     },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
-    primaryType: "TransferWithAuthorization",
+    types: { [primaryType]: AUTHORIZATION_FIELDS },
+    primaryType,
     message,
   });
   return {

@@ -220,38 +220,23 @@ describe("TestUSDC (EIP-3009 token)", () => {
   });
 
   it("receiveWithAuthorization must be called by the payee", async () => {
-    const now = Math.floor(Date.now() / 1000);
-    const nonce = `0x${"ab".repeat(32)}` as const;
-    const message = {
-      from: payer.address,
+    const signed = await signTransferAuthorization({
+      account: payer,
+      token: { address: token.address, name: "USDC", version: "2" },
+      chainId: 31337,
       to: payee.address,
       value: 3n,
-      validAfter: 0n,
-      validBefore: BigInt(now + 3600),
-      nonce,
-    };
-    const signature = await payer.signTypedData({
-      domain: { name: "USDC", version: "2", chainId: 31337, verifyingContract: token.address },
-      types: {
-        ReceiveWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
-      primaryType: "ReceiveWithAuthorization",
-      message,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600),
+      receive: true,
     });
-    const { v, r, s } = parseSignature(signature);
+    const { v, r, s } = parseSignature(signed.signature);
+    const { from, to, value, validAfter, validBefore, nonce } = signed.authorization;
     const args = [
-      message.from,
-      message.to,
-      message.value,
-      0n,
-      message.validBefore,
+      from,
+      to,
+      BigInt(value),
+      BigInt(validAfter),
+      BigInt(validBefore),
       nonce,
       Number(v),
       r,
