@@ -122,8 +122,7 @@ contract TestUSDC {
         bytes32 r,
         bytes32 s
     ) external {
-        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
-        _transfer(from, to, value);
+        _authorizedTransfer(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
     }
 
     function transferWithAuthorization(
@@ -136,8 +135,7 @@ contract TestUSDC {
         bytes calldata signature
     ) external {
         (uint8 v, bytes32 r, bytes32 s) = _split(signature);
-        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
-        _transfer(from, to, value);
+        _authorizedTransfer(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
     }
 
     function receiveWithAuthorization(
@@ -151,9 +149,7 @@ contract TestUSDC {
         bytes32 r,
         bytes32 s
     ) external {
-        require(to == msg.sender, "TestUSDC: caller must be the payee");
-        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
-        _transfer(from, to, value);
+        _authorizedTransfer(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
     }
 
     function receiveWithAuthorization(
@@ -165,10 +161,8 @@ contract TestUSDC {
         bytes32 nonce,
         bytes calldata signature
     ) external {
-        require(to == msg.sender, "TestUSDC: caller must be the payee");
         (uint8 v, bytes32 r, bytes32 s) = _split(signature);
-        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
-        _transfer(from, to, value);
+        _authorizedTransfer(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, v, r, s);
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
@@ -180,6 +174,27 @@ contract TestUSDC {
     }
 
     // ---- internals ----
+
+    /// Checks and spends an authorization of either type, then moves the tokens.
+    /// A receive authorization may only be submitted by its payee (front-running protection).
+    function _authorizedTransfer(
+        bytes32 typeHash,
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) private {
+        if (typeHash == RECEIVE_WITH_AUTHORIZATION_TYPEHASH) {
+            require(to == msg.sender, "TestUSDC: caller must be the payee");
+        }
+        _useAuthorization(typeHash, from, to, value, validAfter, validBefore, nonce, v, r, s);
+        _transfer(from, to, value);
+    }
 
     function _useAuthorization(
         bytes32 typeHash,
