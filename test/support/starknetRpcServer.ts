@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import { hash } from "starknet";
 
@@ -14,14 +14,9 @@ import { hash } from "starknet";
  * sends something a real node would refuse.
  */
 
-/** Where the spec document lives: the shared fixtures beside the repository, or under `$X402_SHARED_DIR`. */
+/** The spec document, vendored under test/fixtures (see its README for origin and licence). */
 export const OPENRPC_DOCUMENT_PATH = fileURLToPath(
-  new URL(
-    "fixtures/starknet-specs/starknet_api_openrpc.v0.10.2.json",
-    process.env.X402_SHARED_DIR
-      ? pathToFileURL(`${process.env.X402_SHARED_DIR.replace(/\/+$/, "")}/`)
-      : new URL("../../../shared/", import.meta.url),
-  ),
+  new URL("../fixtures/starknet-specs/starknet_api_openrpc.v0.10.2.json", import.meta.url),
 );
 
 /** Selector of a Cairo entry point: starknet_keccak of its name. */
