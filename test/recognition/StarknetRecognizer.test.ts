@@ -72,6 +72,16 @@ describe("StarknetRecognizer", () => {
     ]);
   });
 
+  it('sends the seed\'s request byte for byte: positional params, an array of two, the call then "latest"', async () => {
+    const recognizer = await recognizerFor(table(["0xab"]));
+    await recognizer.isRecognized(PAYER);
+    const body = server!.requests[0]!.body as { id: number };
+    expect(JSON.stringify(body)).toBe(
+      `{"jsonrpc":"2.0","id":${body.id},"method":"starknet_call","params":[` +
+        `{"contract_address":"0xa1b2c3d","entry_point_selector":"${EST_OUVERTE}","calldata":["0xab"]},"latest"]}`,
+    );
+  });
+
   it("returns the raw felt and reports the raw exchange", async () => {
     server = await startStarknetRpcServer({ call: () => ["0x1"] });
     const exchanges: RpcExchange[] = [];

@@ -55,7 +55,9 @@ describe("x402-gateway recognize", () => {
     ]);
     expect([code, stdout]).toEqual([0, "0x1\n"]);
     expect(stderr).toContain(`> POST ${server.url}/rpc/v0_10`);
-    expect(stderr).toMatch(/> \{"id":\d+,"jsonrpc":"2.0","method":"starknet_call"/);
+    expect(stderr).toMatch(
+      /> \{"jsonrpc":"2.0","id":\d+,"method":"starknet_call","params":\[\{"contract_address":"0x[0-9a-f]+","entry_point_selector":"0x3600a7e6d7c7be91e03409ac690f0f4547fdb0f5147af3fcd4cc9ef9bbfbf35","calldata":\["0x[0-9a-f]+"\]\},"latest"\]\}/,
+    );
     expect(stderr).toMatch(/< HTTP 200 \{"jsonrpc":"2.0","id":\d+,"result":\["0x1"\]\}/);
   });
 

@@ -29,28 +29,23 @@ describe("startStarknetRpcServer", () => {
     expect(selectorOf("est_ouverte")).toBe(EST_OUVERTE);
   });
 
-  it("answers starknet.js (spec 0.10, params by name) from the call handler", async () => {
-    server = await startStarknetRpcServer({
-      call: ({ calldata }) => [calldata[0] === "0xabc" ? "0x1" : "0x0"],
-    });
+  it("refuses starknet.js's default by-name params for starknet_call (the seed's form is positional)", async () => {
+    server = await startStarknetRpcServer({ call: () => ["0x1"] });
     const provider = new RpcProvider({ nodeUrl: `${server.url}/rpc/v0_10`, specVersion: "0.10.2" });
-    const yes = await provider.callContract(
-      { contractAddress: CONTRACT, entrypoint: "est_ouverte", calldata: ["0xabc"] },
-      "latest",
-    );
-    const no = await provider.callContract(
-      { contractAddress: CONTRACT, entrypoint: "est_ouverte", calldata: ["0xdef"] },
-      "latest",
-    );
-    expect(yes).toEqual(["0x1"]);
-    expect(no).toEqual(["0x0"]);
-    expect(server.validationFailures).toEqual([]);
-    expect(server.calls()[0]).toEqual({
-      contractAddress: CONTRACT,
-      entryPointSelector: EST_OUVERTE,
-      calldata: ["0xabc"],
-      blockId: "latest",
-    });
+    await expect(
+      provider.callContract(
+        { contractAddress: CONTRACT, entrypoint: "est_ouverte", calldata: ["0xabc"] },
+        "latest",
+      ),
+    ).rejects.toThrow(/positional/);
+    expect(server.calls()).toEqual([]);
+    expect(server.validationFailures).toEqual([
+      expect.objectContaining({
+        kind: "request",
+        method: "starknet_call",
+        errors: [expect.stringMatching(/positional/)],
+      }),
+    ]);
   });
 
   it("accepts positional params", async () => {

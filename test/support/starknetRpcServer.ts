@@ -9,7 +9,7 @@ import { hash } from "starknet";
  * A Starknet JSON-RPC v0.10 node double on 127.0.0.1:0 for tests.
  *
  * Every request is validated against the OpenRPC document of spec v0.10.2 (params by name or by
- * position), and so is every response it sends. A request that fails validation is answered with
+ * position; `starknet_call` by position only, as the seed writes it), and so is every response it sends. A request that fails validation is answered with
  * JSON-RPC -32602 and recorded in `validationFailures`, so a test can fail loudly when a client
  * sends something a real node would refuse.
  */
@@ -308,6 +308,10 @@ export async function startStarknetRpcServer(
     }
     const compiled = spec.methods.get(method);
     if (compiled === undefined) return refuse(-32601, [`method ${method} is not in the spec`]);
+    if (method === "starknet_call" && !Array.isArray(envelope.params)) {
+      // The seed writes starknet_call's params positionally; by-name params mean a regression.
+      return refuse(-32602, ["starknet_call params must be positional: [call, block_id]"]);
+    }
     const { byName, errors } = validateParams(compiled, envelope.params);
     if (errors.length > 0) return refuse(-32602, errors);
     return { record, id, compiled, byName };

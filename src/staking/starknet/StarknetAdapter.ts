@@ -1,4 +1,5 @@
-import { LibraryError, RpcError, RpcProvider } from "starknet";
+import { StarknetRpc } from "../../starknet/StarknetRpc.js";
+import { StarknetRpcFailure } from "../../starknet/StarknetRpcFailure.js";
 import type {
   ChainAdapter,
   ChainState,
@@ -24,24 +25,15 @@ export interface StarknetAdapterOptions {
   fetch?: typeof fetch;
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
-
-/** Carries a backend error through starknet.js, which rethrows a `LibraryError` from `baseFetch` as is. */
-class CarriedError extends LibraryError {
-  constructor(readonly failure: StakingError) {
-    super(failure.message);
-  }
-}
-
 /**
  * Non-custodial: reads the staking, pool, token and minting-curve contracts over JSON-RPC v0.10
- * (starknet.js, block `latest`) and returns unsigned calls; applies nothing and keeps no state.
+ * (positional `starknet_call`s at block `latest`) and returns unsigned calls; applies nothing and keeps no state.
  * A node that does not answer (transport, timeout, HTTP error) is `CHAIN_UNAVAILABLE` (503).
  */
 export class StarknetAdapter implements ChainAdapter {
   readonly kind = "starknet";
   readonly tokens: readonly TokenInfo[];
-  private readonly provider: RpcProvider;
+  private readonly rpc: StarknetRpc;
   private readonly clock: () => number;
   private readonly staking: string;
   private readonly mintingCurve: string;
@@ -49,57 +41,16 @@ export class StarknetAdapter implements ChainAdapter {
 
   constructor(options: StarknetAdapterOptions) {
     const { config } = options;
-    const base = new URL(config.rpcUrl);
-    if (base.protocol !== "https:" && !(base.protocol === "http:" && LOOPBACK_HOSTS.has(base.hostname))) {
-      throw new RangeError(
-        `starknet.rpcUrl must be https:// (plain http only on loopback): ${config.rpcUrl}`,
-      );
-    }
     this.tokens = options.tokens;
     this.clock = options.clock;
     this.staking = formatFelt(parseFelt(config.stakingContract));
     this.mintingCurve = formatFelt(parseFelt(config.mintingCurveContract));
     this.staker = parseFelt(config.stakerAddress);
-    const nodeUrl = `${config.rpcUrl.replace(/\/+$/, "")}/rpc/v0_10`;
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    const timeoutMs = config.timeoutMs;
-    const baseFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetchImpl(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-        text = await response.text();
-      } catch (cause) {
-        const timedOut = cause instanceof Error && cause.name === "TimeoutError";
-        throw new CarriedError(
-          new ChainUnavailableError(
-            timedOut
-              ? `The Starknet node did not answer within ${timeoutMs} ms`
-              : "The Starknet node is unreachable",
-            cause,
-          ),
-        );
-      }
-      if (response.status < 200 || response.status > 299) {
-        throw new CarriedError(
-          new ChainUnavailableError(`The Starknet node answered HTTP ${response.status}`),
-        );
-      }
-      try {
-        JSON.parse(text);
-      } catch (cause) {
-        throw new CarriedError(
-          new ChainUnavailableError("The Starknet node answered something that is not JSON", cause),
-        );
-      }
-      return new Response(text, { status: response.status, headers: { "content-type": "application/json" } });
-    };
-    this.provider = new RpcProvider({
-      nodeUrl,
-      specVersion: "0.10.2",
-      baseFetch,
-      blockIdentifier: "latest",
-      plugins: false,
+    this.rpc = new StarknetRpc({
+      rpcUrl: config.rpcUrl,
+      setting: "starknet.rpcUrl",
+      timeoutMs: config.timeoutMs,
+      fetch: options.fetch,
     });
   }
 
@@ -265,12 +216,7 @@ export class StarknetAdapter implements ChainAdapter {
   private async call(contractAddress: string, entrypoint: string, calldata: string[]): Promise<FeltReader> {
     let result: unknown;
     try {
-      // The spec's FELT pattern has no leading zeros: send the minimal hex form.
-      const minimal = (felt: string) => "0x" + BigInt(felt).toString(16);
-      result = await this.provider.callContract(
-        { contractAddress: minimal(contractAddress), entrypoint, calldata: calldata.map(minimal) },
-        "latest",
-      );
+      result = await this.rpc.call(contractAddress, entrypoint, calldata);
     } catch (error) {
       throw toStakingError(error, contractAddress, entrypoint);
     }
@@ -285,31 +231,34 @@ export class StarknetAdapter implements ChainAdapter {
 }
 
 function toStakingError(error: unknown, contractAddress: string, entrypoint: string): StakingError {
-  const carried = findCarried(error);
-  if (carried) return carried;
-  if (error instanceof RpcError) {
-    const { code, message } = error.baseError as { code: number; message: string };
+  if (error instanceof StarknetRpcFailure && error.isTransport) {
+    return new ChainUnavailableError(describeUnavailable(error), error);
+  }
+  if (error instanceof StarknetRpcFailure && error.kind === "rpc") {
     return new ChainResponseError(
-      `starknet_call ${entrypoint} failed: ${message}`,
-      { contractAddress, entrypoint, rpcCode: code },
+      `starknet_call ${entrypoint} failed: ${error.details.rpcMessage}`,
+      { contractAddress, entrypoint, rpcCode: error.details.code },
       error,
     );
   }
-  if (error instanceof LibraryError) {
-    return new ChainUnavailableError(`starknet_call ${entrypoint}: ${error.message}`, error);
-  }
   return new ChainResponseError(
-    `starknet_call ${entrypoint}: unexpected failure`,
+    `starknet_call ${entrypoint}: the node's answer is not a list of felts`,
     { contractAddress, entrypoint },
     error,
   );
 }
 
-function findCarried(error: unknown): StakingError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof CarriedError) return current.failure;
-    current = current.cause;
+/** The backend's wording for a node that did not answer JSON-RPC. */
+function describeUnavailable(failure: StarknetRpcFailure): string {
+  const { status, timeoutMs } = failure.details;
+  switch (failure.kind) {
+    case "timeout":
+      return `The Starknet node did not answer within ${timeoutMs} ms`;
+    case "http":
+      return `The Starknet node answered HTTP ${status}`;
+    case "not_json":
+      return "The Starknet node answered something that is not JSON";
+    default:
+      return "The Starknet node is unreachable";
   }
-  return undefined;
 }
