@@ -130,12 +130,18 @@ export const gatewayConfigSchema = paywallSettingsSchema
         url: upstream.url,
       })),
     ];
-    if (config.recognition)
-      outbound.push({ path: ["recognition", "rpcUrl"], url: config.recognition.rpcUrl });
-    for (const [key, route] of Object.entries(config.routes)) {
-      if (route.recognition) {
-        outbound.push({ path: ["routes", key, "recognition", "rpcUrl"], url: route.recognition.rpcUrl });
+    const recognitionUrls = (
+      path: PropertyKey[],
+      settings: { rpcUrl: string; announceRpcUrl?: string | undefined },
+    ) => {
+      outbound.push({ path: [...path, "rpcUrl"], url: settings.rpcUrl });
+      if (settings.announceRpcUrl !== undefined) {
+        outbound.push({ path: [...path, "announceRpcUrl"], url: settings.announceRpcUrl });
       }
+    };
+    if (config.recognition) recognitionUrls(["recognition"], config.recognition);
+    for (const [key, route] of Object.entries(config.routes)) {
+      if (route.recognition) recognitionUrls(["routes", key, "recognition"], route.recognition);
     }
     for (const { path, url } of outbound) {
       if (!isHttpsOrLoopbackUrl(url)) {

@@ -52,6 +52,11 @@ export type PaymentOption = z.infer<typeof paymentOptionSchema>;
 export const recognitionSettingsSchema = z.strictObject({
   /** JSON-RPC base URL; calls go to `{rpcUrl}/rpc/v0_10`. */
   rpcUrl: z.url(),
+  /**
+   * Node URL the offer's `starknet-recognition` extension names for clients to check themselves,
+   * when `rpcUrl` must stay private (it carries a key, or is on a private network). Default: `rpcUrl`.
+   */
+  announceRpcUrl: z.url().optional(),
   /** Address of the contract exposing `est_ouverte`. */
   contract: z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a felt (0x + 1–64 hex digits)"),
   timeoutMs: z.number().int().positive().optional(),

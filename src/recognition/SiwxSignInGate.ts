@@ -24,6 +24,8 @@ export interface SiwxSignInGateOptions {
   /** Enables EIP-1271 / EIP-6492 (contract wallet) signatures. */
   publicClient?: MessageVerifier;
   logger?: Logger;
+  /** Further offer extensions sent beside the challenge (the `starknet-recognition` announcement). */
+  announce?: Record<string, unknown>;
 }
 
 /** Sign-in outcomes since start. */
@@ -74,6 +76,7 @@ export class SiwxSignInGate implements SignInGate {
   private readonly statement: string | undefined;
   private readonly publicClient: MessageVerifier | undefined;
   private readonly logger: Logger;
+  private readonly announce: Record<string, unknown>;
   private readonly counters: SignInStats = { recognized: 0, notRecognized: 0, invalid: 0, rejected: 0 };
 
   constructor(options: SiwxSignInGateOptions) {
@@ -84,6 +87,7 @@ export class SiwxSignInGate implements SignInGate {
     this.statement = options.statement;
     this.publicClient = options.publicClient;
     this.logger = options.logger ?? silentLogger;
+    this.announce = options.announce ?? {};
   }
 
   async offer(context: SignInContext): Promise<Record<string, unknown>> {
@@ -114,6 +118,7 @@ export class SiwxSignInGate implements SignInGate {
         supportedChains: chains.map((chainId) => ({ chainId, type: "eip191" })),
         schema: PAYLOAD_SCHEMA,
       },
+      ...this.announce,
     };
   }
 

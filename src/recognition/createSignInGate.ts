@@ -1,5 +1,6 @@
 import type { Logger } from "../middleware/Logger.js";
 import { recognitionSettingsSchema, type RecognitionSettings } from "../middleware/options.js";
+import { recognitionExtension } from "./recognitionExtension.js";
 import { MemoryNonceStore } from "./MemoryNonceStore.js";
 import type { NonceStore } from "./NonceStore.js";
 import { RecognitionCache, type RecognitionObserver } from "./RecognitionCache.js";
@@ -53,5 +54,6 @@ export function createSignInGate(settings: RecognitionSettings, deps: SignInGate
     statement: deps.statement,
     publicClient: deps.publicClient,
     logger: deps.logger,
+    announce: recognitionExtension(valid.announceRpcUrl ?? valid.rpcUrl, valid.contract),
   });
 }

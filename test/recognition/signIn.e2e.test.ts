@@ -173,8 +173,64 @@ describe("sign-in with the official client", () => {
     const res = await fetch(`${baseUrl}/api/always-paid`);
     const required = decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
     expect(required.extensions?.["sign-in-with-x"]).toBeUndefined();
+    expect(required.extensions?.["starknet-recognition"]).toBeUndefined();
     const header = await signIn(recognizedPayer);
     expect((await rawGet("/api/always-paid", { "sign-in-with-x": header })).status).toBe(402);
+  });
+});
+
+describe("the offer names where to check (starknet-recognition extension)", () => {
+  it("carries the endpoint, contract, entry point, selector and block id, and a client can run the check itself", async () => {
+    const res = await fetch(`${baseUrl}/api/report`);
+    const required = decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+    const announced = required.extensions?.["starknet-recognition"] as Record<string, unknown>;
+    expect(announced).toEqual({
+      rpcUrl: `${rpc.url}/rpc/v0_10`,
+      method: "starknet_call",
+      contractAddress: "0x456abc",
+      entryPoint: "est_ouverte",
+      entryPointSelector: "0x3600a7e6d7c7be91e03409ac690f0f4547fdb0f5147af3fcd4cc9ef9bbfbf35",
+      calldata: ["payer"],
+      blockId: "latest",
+      recognizedResult: "0x1",
+    });
+    // What any client can do with it: the seed's positional call, answered by the node.
+    const answer = await fetch(String(announced.rpcUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: announced.method,
+        params: [
+          {
+            contract_address: announced.contractAddress,
+            entry_point_selector: announced.entryPointSelector,
+            calldata: [recognizedPayer.address.toLowerCase()],
+          },
+          announced.blockId,
+        ],
+      }),
+    });
+    expect(await answer.json()).toEqual({ jsonrpc: "2.0", id: 7, result: [announced.recognizedResult] });
+  });
+
+  it("names announceRpcUrl instead of the private rpcUrl when one is set", async () => {
+    const announcing = createSignInGate({
+      rpcUrl: rpc.url,
+      announceRpcUrl: "https://starknet.example/public/",
+      contract: CONTRACT,
+    });
+    const extensions = await announcing.offer({
+      resourceUrl: `${baseUrl}/api/report`,
+      host: new URL(baseUrl).host,
+      networks: ["eip155:84532"],
+      now: new Date(clock.now),
+    });
+    expect(extensions["starknet-recognition"]).toMatchObject({
+      rpcUrl: "https://starknet.example/public/rpc/v0_10",
+      contractAddress: "0x456abc",
+    });
   });
 });
 
