@@ -126,14 +126,19 @@ async function main(): Promise<number> {
         .sort((a, b) => a.key.localeCompare(b.key))
         .map((route) => {
           const first = route.requirements[0];
-          const price = first
-            ? `${units(first.amount)} TestUSDC (${first.amount} units, ${first.scheme})`
-            : "";
+          const schemes = [...new Set(route.requirements.map((option) => option.scheme))].join(" or ");
+          const price = first ? `${units(first.amount)} TestUSDC (${first.amount} units, ${schemes})` : "";
           return `  ${route.key.padEnd(width)}  ${price}`;
         }),
       "",
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
+      "",
+      "The demo quote route offers both schemes; pay it with either:",
+      ...(["exact", "exact-pq"] as const).map(
+        (scheme) =>
+          `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- --scheme ${scheme} ${gateway.url}/x402-anvil/v1/quote`,
+      ),
       "",
       "Ctrl-C stops everything.",
       "",

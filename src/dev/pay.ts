@@ -3,14 +3,15 @@ import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { Hex } from "viem";
 import { createPayingFetch } from "./createPayingFetch.js";
 
-const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000]
+const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
 with the key in EVM_PRIVATE_KEY, then prints the status, the decoded PAYMENT-RESPONSE, the
 transaction hash and the body.
   --method       HTTP method (default GET, or POST with --data)
   --data         request body, sent as application/json
-  --max-amount   refuse offers above this amount, in the asset's smallest unit (default 1000000)`;
+  --max-amount   refuse offers above this amount, in the asset's smallest unit (default 1000000)
+  --scheme       the scheme to pay with: exact (default) or exact-pq (signed like exact)`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -19,6 +20,7 @@ async function main(): Promise<number> {
       method: { type: "string" },
       data: { type: "string" },
       "max-amount": { type: "string", default: "1000000" },
+      scheme: { type: "string", default: "exact" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -38,9 +40,15 @@ async function main(): Promise<number> {
     return 2;
   }
   const maxAmount = BigInt(values["max-amount"]);
+  const scheme = values.scheme;
+  if (scheme !== "exact" && scheme !== "exact-pq") {
+    console.error("--scheme must be exact or exact-pq");
+    return 2;
+  }
 
   const paying = createPayingFetch({
     privateKey: privateKey as Hex,
+    schemes: [scheme],
     // Any token, including a local test token the client's default-asset list does not know; the
     // --max-amount policy below caps what one request may cost.
     allowedAssets: true,
@@ -60,6 +68,11 @@ async function main(): Promise<number> {
       return affordable;
     }),
   );
+  paying.client.registerPolicy((_version, requirements) => {
+    const chosen = requirements[0];
+    if (chosen !== undefined) console.log(`paying: ${chosen.scheme} ${chosen.amount} on ${chosen.network}`);
+    return requirements;
+  });
 
   const method = (values.method ?? (values.data === undefined ? "GET" : "POST")).toUpperCase();
   console.log(`payer: ${paying.payer}`);

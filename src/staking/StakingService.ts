@@ -16,6 +16,10 @@ import { planUnstakeAction } from "./plans/planUnstakeAction.js";
 import { planUnstakeIntent } from "./plans/planUnstakeIntent.js";
 import type { AddToPoolBody, MemberBody, StakeBody, UnstakeIntentBody } from "./requestSchemas.js";
 import { computeApr } from "./computeApr.js";
+import { computeApy } from "./computeApy.js";
+import { SECONDS_PER_YEAR } from "./local/accrueRewards.js";
+
+const DAYS_PER_YEAR = 365;
 import type { TokenInfo } from "./tokens.js";
 
 export interface StakingServiceOptions {
@@ -155,8 +159,11 @@ export class StakingService {
     };
   }
 
-  /** STRK and BTC APR (simple yearly rate, not compounded). */
-  async apr(tokenAddress?: string): Promise<Record<string, unknown>> {
+  /**
+   * STRK and BTC APY, rewards restaked once per epoch (daily where the adapter does not know the
+   * epoch length), with the APR (simple yearly rate) beside each.
+   */
+  async apy(tokenAddress?: string): Promise<Record<string, unknown>> {
     const token = tokenAddress === undefined ? undefined : this.token(tokenAddress);
     const [state, yearlyMint, networkStake] = await Promise.all([
       this.adapter.read({ members: [], wallets: [] }),
@@ -172,16 +179,27 @@ export class StakingService {
       strkUsd: this.options.prices.strkUsd,
       btcUsd: this.options.prices.btcUsd,
     });
+    const { epochLengthSeconds } = state.validator;
+    const periodsPerYear =
+      epochLengthSeconds === null ? DAYS_PER_YEAR : Number(SECONDS_PER_YEAR / BigInt(epochLengthSeconds));
+    const strk = { apyPercent: computeApy(apr.strkRate, periodsPerYear), aprPercent: apr.strkPercent };
+    const btc = { apyPercent: computeApy(apr.btcRate, periodsPerYear), aprPercent: apr.btcPercent };
     const data: Record<string, unknown> = {
-      kind: "APR",
-      compounding: false,
-      note: "Annual percentage rate: simple yearly rate of rewards net of commission, without compounding (not an APY).",
+      kind: "APY",
+      compounding: {
+        restaked: epochLengthSeconds === null ? "daily (the epoch length is unknown here)" : "once per epoch",
+        periodsPerYear,
+        epochLengthSeconds,
+      },
+      note:
+        "APY = (1 + APR/n)^n − 1 with rewards net of commission restaked n times a year (once per epoch); " +
+        "aprPercent is the simple yearly rate without compounding.",
       yearlyMint: yearlyMint.toString(),
       commissionBps: state.validator.commissionBps,
       alphaBps: this.options.btcShareBps,
-      strk: { aprPercent: apr.strkPercent, networkStake: networkStake.strk.toString() },
+      strk: { ...strk, networkStake: networkStake.strk.toString() },
       btc: {
-        aprPercent: apr.btcPercent,
+        ...btc,
         networkStake: networkStake.btc.toString(),
         prices: { strkUsd: this.options.prices.strkUsd, btcUsd: this.options.prices.btcUsd },
       },
@@ -190,10 +208,7 @@ export class StakingService {
       if (!state.validator.pools.some((p) => p.token.address === token.address)) {
         throw new UnknownTokenError(formatFelt(token.address));
       }
-      data.token = {
-        ...tokenJson(token),
-        aprPercent: token.kind === "strk" ? apr.strkPercent : apr.btcPercent,
-      };
+      data.token = { ...tokenJson(token), ...(token.kind === "strk" ? strk : btc) };
     }
     return data;
   }

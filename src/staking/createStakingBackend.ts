@@ -75,7 +75,9 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
   }));
   const adapter = options.adapter ?? buildAdapter(config, tokens, options);
   const service = new StakingService({ adapter, prices: config.prices, btcShareBps: config.btcShareBps });
-  const documentation = `${config.publicUrl?.replace(/\/$/, "") ?? ""}/openapi.json`;
+  // An absolute URL, as the descriptor's field says: from publicUrl, else from the request's own host.
+  const documentationOf = (req: Request) =>
+    `${config.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host") ?? "localhost"}`}/openapi.json`;
   const openApi = buildOpenApiDocument({
     routes: stakingRoutes,
     title: config.name,
@@ -88,7 +90,7 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
   app.disable("x-powered-by");
   app.use(express.json({ limit: config.maxBodyBytes, strict: true }));
 
-  const descriptor: RequestHandler = (_req, res) => {
+  const descriptor: RequestHandler = (req, res) => {
     res.json({
       success: true,
       name: config.name,
@@ -96,7 +98,7 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
       description: config.description,
       adapter: adapter.kind,
       endpoints: Object.fromEntries(stakingRoutes.map((r) => [r.key, `${r.method} ${r.path}`])),
-      documentation,
+      documentation: documentationOf(req),
     });
   };
   app.get("/", descriptor);
@@ -120,7 +122,7 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
       const query = parseInput(tokenQuerySchema, { ...req.query }, "query");
       return service.userMetrics(params.userAddress, query.tokenAddress);
     },
-    apy: (req) => service.apr(parseInput(tokenQuerySchema, { ...req.query }, "query").tokenAddress),
+    apy: (req) => service.apy(parseInput(tokenQuerySchema, { ...req.query }, "query").tokenAddress),
   };
   // stakingRoutes lists /api/metrics/validator before /api/metrics/:userAddress, so the validator route wins.
   for (const route of stakingRoutes) {

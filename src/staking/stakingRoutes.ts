@@ -112,7 +112,8 @@ export const stakingRoutes: readonly StakingRoute[] = [
     key: "apy",
     method: "GET",
     path: "/api/apy",
-    summary: "STRK and BTC APR (simple yearly rate, no compounding)",
+    summary:
+      "STRK and BTC APY (rewards restaked once per epoch), with the APR (simple yearly rate) beside it",
     query: tokenQuerySchema,
     errors: ["UNKNOWN_TOKEN"],
   },

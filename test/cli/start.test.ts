@@ -14,28 +14,48 @@ describe("npm start", () => {
     });
     const done = collect(child);
     try {
-      const [, command, url] = await waitForLine(
+      const [banner, command, url] = await waitForLine(
         child,
-        /^\s*(EVM_PRIVATE_KEY=0x[0-9a-f]{64} npm run pay -- (http:\/\/127\.0\.0\.1:\d+)\/api\/apy)\s*$[\s\S]*Ctrl-C stops everything/m,
+        /Priced routes[\s\S]*?^\s*(EVM_PRIVATE_KEY=0x[0-9a-f]{64} npm run pay -- (http:\/\/127\.0\.0\.1:\d+)\/api\/apy)\s*$[\s\S]*Ctrl-C stops everything/m,
         "the pay command",
       );
       expect(url).toBeDefined();
+      expect(banner).toMatch(/GET \/x402-anvil\/v1\/quote\s+1 TestUSDC \(1000000 units, exact or exact-pq\)/);
+      const run = (line: string) =>
+        promisify(exec)(line, { cwd: ROOT, env: { ...process.env, npm_config_loglevel: "error" } });
 
-      const paid = await promisify(exec)(command!, {
-        cwd: ROOT,
-        env: { ...process.env, npm_config_loglevel: "error" },
-      });
+      const paid = await run(command!);
       expect(paid.stdout).toContain("status: 200 OK");
       expect(paid.stdout).toMatch(/transaction: 0x[0-9a-f]{64}/);
-      expect(paid.stdout).toContain('"aprPercent"');
+      expect(paid.stdout).toContain('"apyPercent"');
+
+      // The demo quote route: the two printed commands pay it, one with each scheme.
+      const quoteCommands = [
+        ...banner!.matchAll(
+          /^\s*(EVM_PRIVATE_KEY=\S+ npm run pay -- --scheme (\S+) \S+\/x402-anvil\/v1\/quote)\s*$/gm,
+        ),
+      ];
+      expect(quoteCommands.map((match) => match[2])).toEqual(["exact", "exact-pq"]);
+      const transactions = new Set<string>();
+      for (const [, line, scheme] of quoteCommands) {
+        const quotePaid = await run(line!);
+        expect(quotePaid.stdout).toContain(`paying: ${scheme} 1000000 on eip155:31337`);
+        expect(quotePaid.stdout).toContain("status: 200 OK");
+        transactions.add(/transaction: (0x[0-9a-f]{64})/.exec(quotePaid.stdout)?.[1] ?? "");
+      }
+      expect(transactions.size).toBe(2);
+      expect(transactions.has("")).toBe(false);
 
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);
       expect(quote.status).toBe(402);
       const offer = (await quote.json()) as {
-        accepts: { amount: string }[];
+        accepts: { amount: string; scheme: string }[];
         resource: { description: string };
       };
-      expect(offer.accepts[0]?.amount).toBe("1000000");
+      expect(offer.accepts.map((option) => [option.scheme, option.amount])).toEqual([
+        ["exact", "1000000"],
+        ["exact-pq", "1000000"],
+      ]);
       expect(offer.resource.description).toMatch(/Local demo only/);
     } finally {
       child.kill("SIGINT");

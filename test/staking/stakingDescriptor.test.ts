@@ -55,19 +55,35 @@ describe("descriptor, health, ping, OpenAPI", () => {
       "STRK",
       "WBTC",
     ]);
-    const apr = await request(running.url).get("/api/apy");
+    const apy = await request(running.url).get("/api/apy");
     // Y = 120M, S = 1B, alpha 25 %, c 5 %: 120/1000 · 0.75 · 0.95 = 8.55 %; BTC: 120M · 0.25 · 0.15 / (1500 · 100000) · 0.95 = 2.85 %.
-    expect(apr.body.data).toMatchObject({
-      kind: "APR",
-      compounding: false,
-      strk: { aprPercent: "8.5500" },
-      btc: { aprPercent: "2.8500" },
+    // Restaked once per 60 s epoch, n = 525,600 a year: (1 + 0.0855/n)^n − 1 = 8.926155…%,
+    // (1 + 0.0285/n)^n − 1 = 2.891001…% (computed by hand with 60-digit decimals).
+    expect(apy.body.data).toMatchObject({
+      kind: "APY",
+      compounding: { restaked: "once per epoch", periodsPerYear: 525_600, epochLengthSeconds: 60 },
+      strk: { apyPercent: "8.9261", aprPercent: "8.5500" },
+      btc: { apyPercent: "2.8910", aprPercent: "2.8500" },
     });
-    expect(apr.body.data.note).toMatch(/not an APY/);
+    expect(apy.body.data.note).toMatch(/\(1 \+ APR\/n\)\^n − 1/);
     const wbtc = await request(running.url).get(
       "/api/apy?tokenAddress=0x3fe2b97c1fd336e750087d68b9b867997fd64a2661ff3ca5a7c771641e8e7ac",
     );
-    expect(wbtc.body.data.token).toMatchObject({ symbol: "WBTC", aprPercent: "2.8500" });
+    expect(wbtc.body.data.token).toMatchObject({
+      symbol: "WBTC",
+      apyPercent: "2.8910",
+      aprPercent: "2.8500",
+    });
+  });
+
+  it("names its documentation with an absolute URL from the request's host when no publicUrl is set", async () => {
+    const bare = await startStakingBackend();
+    try {
+      const res = await request(bare.url).get("/api");
+      expect(res.body.documentation).toBe(`${bare.url}/openapi.json`);
+    } finally {
+      await bare.close();
+    }
   });
 
   it("serves an OpenAPI 3.1 document of every route, built from the request schemas", async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { computeApr } from "../../src/staking/computeApr.js";
+import { computeApy } from "../../src/staking/computeApy.js";
 import { accrueRewards, SECONDS_PER_YEAR } from "../../src/staking/local/accrueRewards.js";
 
 const rate = {
@@ -48,6 +49,40 @@ describe("accrueRewards", () => {
   });
 });
 
+describe("computeApy", () => {
+  // Hand-computed with 60-digit decimals: (1 + r/n)^n − 1.
+  it.each([
+    [855n, 10_000n, 525_600, "8.9261"],
+    [855n, 10_000n, 365, "8.9250"],
+    [285n, 10_000n, 525_600, "2.8910"],
+    [1n, 1n, 1, "100.0000"],
+    [1n, 1n, 12, "161.3035"],
+    [0n, 1n, 365, "0.0000"],
+  ])("%i/%i compounded %i times a year is %s %%", (numerator, denominator, periods, expected) => {
+    expect(computeApy({ numerator, denominator }, periods)).toBe(expected);
+  });
+
+  it("is null without a rate, and refuses a non-positive number of periods", () => {
+    expect(computeApy(null, 365)).toBeNull();
+    expect(() => computeApy({ numerator: 1n, denominator: 1n }, 0)).toThrow(RangeError);
+  });
+
+  it("is never below the APR and never above e^APR − 1 (fast-check)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 5_000 }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        (bps, periods) => {
+          const rate = { numerator: BigInt(bps), denominator: 10_000n };
+          const apy = Number(computeApy(rate, periods));
+          const apr = bps / 100;
+          return apy >= apr - 1e-9 && apy <= (Math.exp(bps / 10_000) - 1) * 100 + 1e-3;
+        },
+      ),
+    );
+  });
+});
+
 describe("computeApr", () => {
   it("computes STRK and BTC APR from bigints, null when a stake is zero", () => {
     const input = {
@@ -59,7 +94,7 @@ describe("computeApr", () => {
       strkUsd: "0.15",
       btcUsd: "100000",
     };
-    expect(computeApr(input)).toEqual({ strkPercent: "8.5500", btcPercent: "2.8500" });
+    expect(computeApr(input)).toMatchObject({ strkPercent: "8.5500", btcPercent: "2.8500" });
     expect(computeApr({ ...input, commissionBps: 0, strkStake: 3n * rate.networkStake })).toMatchObject({
       strkPercent: "3.0000",
     });

@@ -345,7 +345,12 @@ describe("Starknet adapter: unsigned calls after checking chain state", () => {
       ],
     });
     const apr = await request(running.url).get("/api/apy");
-    expect(apr.body.data).toMatchObject({ strk: { aprPercent: "8.5500" }, btc: { aprPercent: "2.8500" } });
+    // The epoch length is unknown on Starknet: rewards compound daily, (1 + 0.0855/365)^365 − 1 = 8.925065…%.
+    expect(apr.body.data).toMatchObject({
+      compounding: { periodsPerYear: 365, epochLengthSeconds: null },
+      strk: { apyPercent: "8.9250", aprPercent: "8.5500" },
+      btc: { apyPercent: "2.8908", aprPercent: "2.8500" },
+    });
     table.set(CURVE, "yearly_mint", [], [5, 1]);
     expect((await request(running.url).get("/api/apy")).body.data.yearlyMint).toBe(
       (2n ** 128n + 5n).toString(),
