@@ -1,0 +1,40 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/loadConfig.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const pages = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
+
+describe("the README", () => {
+  it("fits on a screen: at most 15 KB, the manual is in docs/", () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15_000);
+    expect(readme).toContain("npm install && npm start");
+    expect(readme).toContain("npm test");
+  });
+
+  it("its gateway quickstart config is a valid config", () => {
+    const block = /## Quickstart: the gateway[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const config = parseConfig(block!, { file: "README.md", env: {} });
+    expect(Object.keys(config.routes)).toEqual(["GET /api/apy", "POST /api/stake"]);
+    expect(config.routes["POST /api/stake"]?.settle).toBe("before");
+  });
+
+  it.each(pages)("%s links only to files that exist", (page) => {
+    const text = readFileSync(join(ROOT, page), "utf8");
+    const targets = [...text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)]
+      .map((match) => match[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target));
+    for (const target of targets) {
+      expect(existsSync(join(ROOT, dirname(page), target)), `${page} → ${target}`).toBe(true);
+    }
+  });
+});
