@@ -31,3 +31,8 @@ export {
 } from "./verifySignIn.js";
 export { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
 export { evmAddressToFelt, toFelt } from "./toFelt.js";
+export {
+  recognitionExtension,
+  STARKNET_RECOGNITION,
+  type RecognitionExtension,
+} from "./recognitionExtension.js";

@@ -20,10 +20,13 @@ describe("package.json", () => {
     for (const target of targets) expect(existsSync(sourceOf(target)), target).toBe(true);
   });
 
-  it("exposes the middleware, the gateway and the staking backend as entry points", async () => {
+  it("exposes the middleware, the gateway, the staking backend and recognition as entry points", async () => {
     const root = await import("../../src/index.js");
     const gateway = await import("../../src/gateway.js");
     const staking = await import("../../src/staking/index.js");
+    const recognition = await import("../../src/recognition/index.js");
+    expect(typeof recognition.createSignInGate).toBe("function");
+    expect(typeof recognition.StarknetRecognizer).toBe("function");
     expect(typeof root.x402).toBe("function");
     expect(typeof gateway.createGateway).toBe("function");
     expect(typeof gateway.loadConfig).toBe("function");

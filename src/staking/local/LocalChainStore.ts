@@ -1,6 +1,7 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { requireOptional } from "../../common/requireOptional.js";
 import type { BalanceCheckpoint } from "./accrueRewards.js";
 
 /** A pool member row; addresses and token are canonical felt text, amounts bigint. */
@@ -48,7 +49,9 @@ export class LocalChainStore {
 
   constructor(options: { file: string }) {
     if (options.file !== ":memory:") mkdirSync(dirname(options.file), { recursive: true });
-    this.db = new Database(options.file);
+    // Loaded here, not at import: only the local adapter needs this native addon.
+    const SQLite = requireOptional<typeof Database>("better-sqlite3", "the staking backend's local adapter");
+    this.db = new SQLite(options.file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = FULL");
     this.db.pragma("busy_timeout = 5000");
