@@ -15,9 +15,12 @@ import { matchRequirements } from "./matchRequirements.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
-import { headerOf, splitUrl } from "./requestParts.js";
+import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
 import { SettlementFailed } from "./SettlementFailed.js";
+
+/** Headers some frameworks and upstreams read as the request's real method. */
+export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
@@ -32,6 +35,8 @@ export interface PaywallDeps {
   now: () => number;
   publicUrl?: string | undefined;
   requireTls: (req: Request) => boolean;
+  /** Refuse paths a lenient server could read as a different priced route (`400 invalid_path`). */
+  refuseLenientReadings: boolean;
   maxHeldResponseBytes: number;
   reservationTtlMs: number;
   spentTtlMs: number;
@@ -69,15 +74,14 @@ export class Paywall {
   }
 
   readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const { pathname, search } = splitUrl(req.url);
-    const match = this.deps.routes.match(req.method, pathname);
+    const target = originFormOf(req.url);
+    if (target === undefined) return next();
+    const { pathname, search } = splitUrl(target);
+    const match = this.match(req, pathname);
     if (match.kind === "free") return next();
     if (match.kind === "invalid") {
-      const error = new GatewayError("invalid_path", "the path has an ambiguous encoding (encoded / or \\)", {
-        details: { reason: match.reason },
-      });
-      this.report(error, undefined);
-      return sendError(res, error);
+      this.report(match.error, undefined);
+      return sendError(res, match.error);
     }
     const { route, path } = match;
     // Serve exactly the path that was priced.
@@ -99,6 +103,49 @@ export class Paywall {
       await this.reject(exchange, asGatewayError(error));
     }
   };
+
+  /**
+   * Price a request by its path, refusing what another reading could price differently: a method
+   * override header (honoured by some apps and upstreams) naming a method priced otherwise.
+   */
+  private match(
+    req: Request,
+    pathname: string,
+  ):
+    | { kind: "free" }
+    | { kind: "priced"; route: PricedRoute; path: string }
+    | { kind: "invalid"; error: GatewayError } {
+    const options = { refuseLenientReadings: this.deps.refuseLenientReadings };
+    const match = this.deps.routes.match(req.method, pathname, options);
+    if (match.kind === "invalid") {
+      const error = new GatewayError(
+        "invalid_path",
+        "the path has an ambiguous encoding (encoded / or \\, or a spelling a lenient server reads as another priced route)",
+        { details: { reason: match.reason } },
+      );
+      return { kind: "invalid", error };
+    }
+    for (const name of METHOD_OVERRIDE_HEADERS) {
+      const value = headerOf(req, name);
+      if (value === undefined) continue;
+      for (const method of value.split(",").map((part) => part.trim().toUpperCase())) {
+        if (method === "" || method === req.method.toUpperCase()) continue;
+        const other = this.deps.routes.match(method, pathname, options);
+        const same =
+          other.kind === match.kind &&
+          (other.kind !== "priced" || match.kind !== "priced" || other.route === match.route);
+        if (!same) {
+          const error = new GatewayError(
+            "invalid_method_override",
+            `${name} names ${method}, which is priced differently from ${req.method}: send the request with its real method`,
+            { details: { header: name, method } },
+          );
+          return { kind: "invalid", error };
+        }
+      }
+    }
+    return match;
+  }
 
   private async priced(exchange: Exchange, next: NextFunction): Promise<void> {
     const { req, route, info } = exchange;

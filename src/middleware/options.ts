@@ -153,6 +153,12 @@ export const paywallSettingsSchema = z.strictObject({
   reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs),
   /** Default recognition for every route (a route may set its own, or `false`). */
   recognition: recognitionSettingsSchema.optional(),
+  /**
+   * Refuse (`400 invalid_path`) a path that a lenient server (one that strips `;params`, decodes twice,
+   * cuts at NUL, drops trailing dots, applies NFKC…) could read as a different priced route. Turn it
+   * off only when every server behind the paywall reads paths exactly as the paywall does.
+   */
+  refuseLenientReadings: z.boolean().default(true),
   /** Require HTTPS for priced routes (403 tls_required otherwise). */
   requireTls: z.boolean().default(false),
 });

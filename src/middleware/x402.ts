@@ -80,6 +80,7 @@ export function x402(options: X402Options): X402Middleware {
     now,
     publicUrl: settings.publicUrl,
     requireTls: typeof requireTls === "function" ? requireTls : () => requireTls,
+    refuseLenientReadings: settings.refuseLenientReadings,
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
