@@ -22,7 +22,7 @@ const table = new RouteTable(
   },
 );
 const refuse = { refuseLenientReadings: true };
-const keyOf = (method: string, path: string, options = refuse) => {
+const keyOf = (method: string, path: string, options: { refuseLenientReadings?: boolean } = refuse) => {
   const match = table.match(method, path, options);
   return match.kind === "priced"
     ? match.route.key
