@@ -92,6 +92,7 @@ async function main(): Promise<number> {
       env: {
         ...process.env,
         X402_FACILITATOR_URL: stack.facilitatorUrl,
+        X402_RPC_URL: stack.rpcUrl,
         X402_ASSET: stack.token.address,
         X402_PAY_TO: stack.accounts.payee.address,
         STAKING_BACKEND_URL: stakingUrl,

@@ -130,6 +130,8 @@ export const gatewayConfigSchema = paywallSettingsSchema
         url: upstream.url,
       })),
     ];
+    for (const [network, url] of Object.entries(config.rpcUrls))
+      outbound.push({ path: ["rpcUrls", network], url });
     if (config.recognition)
       outbound.push({ path: ["recognition", "rpcUrl"], url: config.recognition.rpcUrl });
     for (const [key, route] of Object.entries(config.routes)) {

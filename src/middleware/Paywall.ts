@@ -9,7 +9,7 @@ import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { payerOf, paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
-import { holdResponse } from "./holdResponse.js";
+import { holdResponse, type HeldSnapshot } from "./holdResponse.js";
 import type { Logger } from "./Logger.js";
 import { matchRequirements } from "./matchRequirements.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
@@ -18,6 +18,8 @@ import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.
 import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
 import { SettlementFailed } from "./SettlementFailed.js";
+import type { SettlementChecker } from "./SettlementChecker.js";
+import { isUnknownSettleOutcome, SettlementUnknown } from "./SettlementUnknown.js";
 
 /** Headers some frameworks and upstreams read as the request's real method. */
 export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
@@ -40,7 +42,24 @@ export interface PaywallDeps {
   maxHeldResponseBytes: number;
   reservationTtlMs: number;
   spentTtlMs: number;
+  /** Asks the chain whether a payment whose `/settle` timed out or was cut was settled. */
+  settlementChecker?: SettlementChecker | undefined;
+  /** How long to keep asking the chain before answering `settlement_unknown`, in ms. */
+  settlementCheckTimeoutMs: number;
+  settlementCheckIntervalMs: number;
 }
+
+/** A payment whose settlement outcome is unknown, with the response it pays for (mode `after`). */
+interface PendingSettlement {
+  routeKey: string;
+  verified: Verified;
+  held: HeldSnapshot | undefined;
+  expiresAtMs: number;
+  resolving: boolean;
+}
+
+/** At most this many unknown settlements are kept for a retry; beyond, the oldest is dropped. */
+const MAX_PENDING_SETTLEMENTS = 256;
 
 /** One priced request on its way through the paywall. */
 interface Exchange {
@@ -68,6 +87,7 @@ interface Verified {
  */
 export class Paywall {
   private readonly offers: Offers;
+  private readonly pending = new Map<string, PendingSettlement>();
 
   constructor(private readonly deps: PaywallDeps) {
     this.offers = new Offers(deps);
@@ -188,9 +208,18 @@ export class Paywall {
         await exchange.offer(),
       );
     }
-    const verified = await this.verify(exchange, decodePaymentHeader(header));
+    const payment = decodePaymentHeader(header);
+    const pending = this.pendingFor(paymentIdentity(payment));
+    if (pending) return this.retryPending(exchange, pending, next);
+    const verified = await this.verify(exchange, payment);
     if (route.settle === "before") {
-      const settlement = await this.settle(exchange, verified);
+      let settlement: SettleResponse;
+      try {
+        settlement = await this.settle(exchange, verified);
+      } catch (error) {
+        if (error instanceof SettlementUnknown) this.keepPending(route, verified, undefined);
+        throw error;
+      }
       markPaid(exchange.res, settlement);
       return next();
     }
@@ -253,9 +282,12 @@ export class Paywall {
     }
   }
 
-  /** Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses it anyway). */
+  /**
+   * Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses
+   * it anyway). A timed-out or cut `/settle` has an unknown outcome: the chain is asked, and while it
+   * cannot tell, {@link SettlementUnknown} is thrown with the payment still reserved.
+   */
   private async settle(exchange: Exchange, verified: Verified): Promise<SettleResponse> {
-    const { route, info } = exchange;
     const started = performance.now();
     let settlement: SettleResponse;
     try {
@@ -263,14 +295,56 @@ export class Paywall {
     } catch (error) {
       this.deps.observer.settleLatency?.(performance.now() - started, false);
       if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
-      await this.deps.ledger.release(verified.id, verified.token);
-      throw error;
+      if (!isUnknownSettleOutcome(error)) {
+        await this.deps.ledger.release(verified.id, verified.token);
+        throw error;
+      }
+      settlement = await this.resolveUnknown(verified, error as GatewayError);
     }
     this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
     if (!settlement.success) {
       await this.deps.ledger.release(verified.id, verified.token);
       throw new SettlementFailed(settlement);
     }
+    await this.recordSettled(exchange, verified, settlement);
+    return settlement;
+  }
+
+  /** Ask the chain, for up to `settlementCheckTimeoutMs`, what a cut `/settle` did. */
+  private async resolveUnknown(verified: Verified, cause: GatewayError): Promise<SettleResponse> {
+    const checker = this.deps.settlementChecker;
+    const { network } = verified.requirements;
+    this.deps.logger.warn(
+      { network, reason: cause.details.reason },
+      "settle outcome unknown (timed out or cut): asking the chain",
+    );
+    if (!checker?.covers(network)) throw new SettlementUnknown(`no rpcUrl for ${network}`, { cause });
+    const deadline = this.deps.now() + this.deps.settlementCheckTimeoutMs;
+    for (;;) {
+      const result = await checker.check(verified.payment, verified.requirements);
+      if (result.state === "settled") {
+        return { success: true, transaction: result.transaction, network, payer: verified.payer };
+      }
+      if (result.state === "not_settled") {
+        await this.deps.ledger.release(verified.id, verified.token);
+        throw new GatewayError("facilitator_unavailable", `the settlement did not happen: ${result.reason}`, {
+          details: { endpoint: "settle", reason: cause.details.reason, chain: result.reason },
+          retryAfterSeconds: cause.retryAfterSeconds,
+          cause,
+        });
+      }
+      if (this.deps.now() >= deadline) throw new SettlementUnknown(result.reason, { cause });
+      await new Promise((resolve) => setTimeout(resolve, this.deps.settlementCheckIntervalMs));
+    }
+  }
+
+  /** Spend the payment in the ledger and report it paid. */
+  private async recordSettled(
+    exchange: Exchange,
+    verified: Verified,
+    settlement: SettleResponse,
+  ): Promise<void> {
+    const { route, info } = exchange;
     try {
       await this.deps.ledger.spend(verified.id, verified.token, {
         keepUntilMs: spentUntilMs(verified.payment, this.deps.now(), this.deps.spentTtlMs),
@@ -299,7 +373,102 @@ export class Paywall {
     this.deps.observer.outcome?.(route.key, "paid");
     this.deps.logger.info({ ...paid }, "payment settled");
     safely(() => this.deps.onPaid?.(paid), this.deps.logger);
-    return settlement;
+  }
+
+  /** Keep an unknown settlement (reservation and response) for a retry with the same payment. */
+  private keepPending(route: PricedRoute, verified: Verified, held: HeldSnapshot | undefined): void {
+    const now = this.deps.now();
+    const expiresAtMs = Math.max(
+      spentUntilMs(verified.payment, now, this.deps.reservationTtlMs) - 60_000,
+      now + this.deps.reservationTtlMs,
+    );
+    if (this.pending.size >= MAX_PENDING_SETTLEMENTS) {
+      const oldest = this.pending.keys().next().value;
+      if (oldest !== undefined) this.pending.delete(oldest);
+    }
+    this.pending.set(verified.id, { routeKey: route.key, verified, held, expiresAtMs, resolving: false });
+  }
+
+  private pendingFor(id: string): PendingSettlement | undefined {
+    const pending = this.pending.get(id);
+    if (pending && pending.expiresAtMs <= this.deps.now() && !pending.resolving) {
+      this.pending.delete(id);
+      void this.deps.ledger.release(id, pending.verified.token);
+      this.deps.logger.warn({ route: pending.routeKey }, "an unknown settlement expired unresolved");
+      return undefined;
+    }
+    return pending;
+  }
+
+  /**
+   * A retry with a payment whose settlement is unknown: ask the chain (or, for an EIP-3009 authorization
+   * without an RPC, settle again: the token refuses a nonce twice, so it cannot be charged twice), then
+   * serve the kept response once settled.
+   */
+  private async retryPending(
+    exchange: Exchange,
+    pending: PendingSettlement,
+    next: NextFunction,
+  ): Promise<void> {
+    const { route } = exchange;
+    if (pending.routeKey !== route.key || pending.resolving) {
+      throw new GatewayError(
+        "payment_in_progress",
+        "this payment is being used by another request; retry later",
+        {
+          retryAfterSeconds: 1,
+        },
+      );
+    }
+    const { verified } = pending;
+    pending.resolving = true;
+    let settlement: SettleResponse | undefined;
+    let reason = "the settlement is still unknown";
+    try {
+      const checker = this.deps.settlementChecker;
+      if (checker?.covers(verified.requirements.network)) {
+        const result = await checker.check(verified.payment, verified.requirements);
+        if (result.state === "settled") {
+          settlement = {
+            success: true,
+            transaction: result.transaction,
+            network: verified.requirements.network,
+            payer: verified.payer,
+          };
+        } else if (result.state === "not_settled") {
+          this.pending.delete(verified.id);
+          await this.deps.ledger.release(verified.id, verified.token);
+          throw new GatewayError("settlement_failed", `the payment was not settled: ${result.reason}`, {
+            details: { reason: result.reason },
+          });
+        } else reason = result.reason;
+      }
+      if (!settlement && verified.id.startsWith("evm|")) {
+        try {
+          const again = await this.deps.facilitator.settle(verified.payment, verified.requirements);
+          if (again.success) settlement = again;
+          else
+            reason = `settling again failed: ${again.errorReason ?? "unknown"}; the first attempt may have landed`;
+        } catch (error) {
+          reason = `settling again failed: ${(error as Error).message}`;
+        }
+      }
+    } finally {
+      pending.resolving = false;
+    }
+    if (!settlement) throw new SettlementUnknown(reason, { expiresAtMs: pending.expiresAtMs });
+    this.pending.delete(verified.id);
+    await this.recordSettled(exchange, verified, settlement);
+    const { res } = exchange;
+    if (!pending.held) {
+      markPaid(res, settlement);
+      return next();
+    }
+    res.statusCode = pending.held.status;
+    for (const [name, value] of Object.entries(pending.held.headers))
+      if (value !== undefined) res.setHeader(name, value);
+    markPaid(res, settlement);
+    res.end(pending.held.body);
   }
 
   /** Mode `after`: hold the handler's answer; settle only a 2xx; release or drop it accordingly. */
@@ -341,6 +510,7 @@ export class Paywall {
       markPaid(res, await this.settle(exchange, verified));
       held.release();
     } catch (error) {
+      if (error instanceof SettlementUnknown) this.keepPending(route, verified, held.snapshot());
       held.discard();
       await this.reject(exchange, asGatewayError(error));
     }
