@@ -70,6 +70,8 @@ interface Exchange {
   /** The URL offers name (`resource.url`) and sign-in proofs must be for. */
   resourceUrl: string;
   offer: () => Promise<Offer>;
+  /** Whether the client hung up before its response was complete. */
+  gone: () => boolean;
 }
 
 interface Verified {
@@ -109,6 +111,8 @@ export class Paywall {
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
     res.locals.x402 = info;
     const resourceUrl = this.offers.resourceUrl(req, path + search);
+    let closed = false;
+    res.once("close", () => (closed = !res.writableFinished));
     const exchange: Exchange = {
       req,
       res,
@@ -116,6 +120,7 @@ export class Paywall {
       info,
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl),
+      gone: () => closed || res.destroyed || req.socket.destroyed,
     };
     try {
       await this.priced(exchange, next);
@@ -212,6 +217,8 @@ export class Paywall {
     const pending = this.pendingFor(paymentIdentity(payment));
     if (pending) return this.retryPending(exchange, pending, next);
     const verified = await this.verify(exchange, payment);
+    // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
+    if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
     if (route.settle === "before") {
       let settlement: SettleResponse;
       try {
@@ -485,6 +492,10 @@ export class Paywall {
       );
       return;
     }
+    if (exchange.gone()) {
+      held.discard();
+      return this.abandon(exchange, verified, "before settlement");
+    }
     this.deps.observer.heldBytes?.(outcome.bytes);
     if (outcome.kind === "overflow") {
       await this.deps.ledger.release(verified.id, verified.token);
@@ -514,6 +525,14 @@ export class Paywall {
       held.discard();
       await this.reject(exchange, asGatewayError(error));
     }
+  }
+
+  private async abandon(exchange: Exchange, verified: Verified, when: string): Promise<void> {
+    await this.deps.ledger.release(verified.id, verified.token);
+    this.deps.logger.info(
+      { route: exchange.route.key },
+      `client went away ${when}; not served, not settled, payment released`,
+    );
   }
 
   private async reject(exchange: Exchange, error: GatewayError): Promise<void> {

@@ -5,6 +5,10 @@ import { x402, type X402Options } from "../../src/index.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { startDelayingFacilitator, type DelayingFacilitator } from "../support/delayingFacilitator.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
+import { createGateway } from "../../src/proxy/createGateway.js";
+import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
+import { gatewayConfig } from "../proxy/support/gatewayConfig.js";
+import { startUpstream } from "../proxy/support/startUpstream.js";
 import { officialClient, signOfficialPayment } from "./support/officialPayment.js";
 
 const PRICE = 10_000n;
@@ -26,11 +30,13 @@ afterAll(async () => {
 /** An app whose facilitator gives up on `/settle` after 300 ms, with or without an RPC to ask the chain. */
 async function startApp(withRpc: boolean) {
   const hits = { quote: 0 };
+  const logs = lineLog();
   const options: X402Options = {
     facilitator: { url: slow.url, timeoutMs: 10_000, settleTimeoutMs: 300 },
     payTo: stack.accounts.payee.address,
     network: "eip155:31337",
     settlementCheckTimeoutMs: 5_000,
+    logger: logs.logger,
     ...(withRpc ? { rpcUrls: { "eip155:31337": stack.rpcUrl } } : {}),
     routes: {
       "GET /quote": {
@@ -50,7 +56,28 @@ async function startApp(withRpc: boolean) {
   });
   const server = await listenOnLoopback(app);
   apps.push(server);
-  return { url: `${server.url}/quote`, hits };
+  return { url: `${server.url}/quote`, hits, logs };
+}
+
+/** A logger recording messages, and a way to wait for one. */
+function lineLog() {
+  const lines: string[] = [];
+  const waiters: Array<{ pattern: RegExp; wake: () => void }> = [];
+  const write = (_fields: unknown, message?: string) => {
+    lines.push(message ?? "");
+    for (const waiter of waiters.splice(0)) {
+      if (waiter.pattern.test(message ?? "")) waiter.wake();
+      else waiters.push(waiter);
+    }
+  };
+  return {
+    lines,
+    logger: { info: write, warn: write, error: write, debug: write },
+    waitFor: (pattern: RegExp) =>
+      lines.some((line) => pattern.test(line))
+        ? Promise.resolve()
+        : new Promise<void>((wake) => waiters.push({ pattern, wake })),
+  };
 }
 
 async function balances() {
@@ -131,5 +158,90 @@ describe("a /settle that times out but lands on chain (issue 15, item 6)", () =>
     const after = await balances();
     // Charged once (the first /settle landed), never twice.
     expect(before.payer - after.payer).toBe(PRICE);
+  });
+});
+
+describe("a client that hangs up while its payment is verified (issue 15, item 7)", () => {
+  it("x402(): the handler does not run, nothing is settled, and the retry with the same payment is served at once", async () => {
+    slow.settleMode = "forward";
+    slow.settleDelayMs = 0;
+    slow.verifyDelayMs = 500;
+    const { url, hits, logs } = await startApp(true);
+    const header = await sign(url);
+    const before = await balances();
+    const settledBefore = slow.settled;
+    const abort = new AbortController();
+    const verifying = slow.nextVerify();
+    const first = fetch(url, { headers: { "PAYMENT-SIGNATURE": header }, signal: abort.signal }).catch(
+      (error: Error) => error.name,
+    );
+    await verifying;
+    abort.abort();
+    expect(await first).toBe("AbortError");
+    await logs.waitFor(/client went away during verification/);
+    expect(hits.quote).toBe(0);
+    expect(slow.settled).toBe(settledBefore);
+    expect(await balances()).toEqual(before);
+
+    slow.verifyDelayMs = 0;
+    const retry = await paid(url, header);
+    expect(retry.status).toBe(200);
+    expect(hits.quote).toBe(1);
+    const after = await balances();
+    expect(before.payer - after.payer).toBe(PRICE);
+    expect(after.payee - before.payee).toBe(PRICE);
+  });
+
+  it("gateway: the upstream is not called, nothing is settled, and the retry is not stuck behind 409 payment_in_progress", async () => {
+    slow.verifyDelayMs = 500;
+    const upstream = await startUpstream();
+    const lines: string[] = [];
+    const config = gatewayConfig({
+      upstreamUrl: upstream.url,
+      facilitatorUrl: slow.url,
+      payTo: stack.accounts.payee.address,
+      network: "eip155:31337",
+      rpcUrls: { "eip155:31337": stack.rpcUrl },
+      routes: {
+        "GET /quote": {
+          price: {
+            amount: PRICE.toString(),
+            asset: stack.token.address,
+            extra: { name: stack.token.name, version: stack.token.version },
+          },
+        },
+      },
+      logging: { level: "info" },
+    });
+    const logger = createGatewayLogger("info", { write: (line: string) => void lines.push(line) });
+    const gateway = await createGateway(config, { logger }).listen();
+    try {
+      const url = `${gateway.url}/quote`;
+      const header = await sign(url);
+      const before = await balances();
+      const seenBefore = upstream.seen.length;
+      const abort = new AbortController();
+      const verifying = slow.nextVerify();
+      const first = fetch(url, { headers: { "PAYMENT-SIGNATURE": header }, signal: abort.signal }).catch(
+        (error: Error) => error.name,
+      );
+      await verifying;
+      abort.abort();
+      expect(await first).toBe("AbortError");
+      while (!lines.some((line) => line.includes("client went away during verification")))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(upstream.seen.length).toBe(seenBefore);
+      expect(await balances()).toEqual(before);
+
+      slow.verifyDelayMs = 0;
+      const retry = await paid(url, header);
+      expect(retry.status).toBe(200);
+      expect(upstream.seen.length).toBe(seenBefore + 1);
+      const after = await balances();
+      expect(before.payer - after.payer).toBe(PRICE);
+    } finally {
+      await gateway.close();
+      await upstream.stop();
+    }
   });
 });
