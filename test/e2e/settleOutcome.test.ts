@@ -93,6 +93,18 @@ async function sign(url: string) {
   ).header;
 }
 
+/** Send a paid request and hang up while the facilitator verifies it. */
+async function hangUpDuringVerify(url: string, header: string): Promise<void> {
+  const abort = new AbortController();
+  const verifying = slow.nextVerify();
+  const first = fetch(url, { headers: { "PAYMENT-SIGNATURE": header }, signal: abort.signal }).catch(
+    (error: Error) => error.name,
+  );
+  await verifying;
+  abort.abort();
+  expect(await first).toBe("AbortError");
+}
+
 const paid = (url: string, header: string) => fetch(url, { headers: { "PAYMENT-SIGNATURE": header } });
 
 describe("a /settle that times out but lands on chain (issue 15, item 6)", () => {
@@ -170,14 +182,7 @@ describe("a client that hangs up while its payment is verified (issue 15, item 7
     const header = await sign(url);
     const before = await balances();
     const settledBefore = slow.settled;
-    const abort = new AbortController();
-    const verifying = slow.nextVerify();
-    const first = fetch(url, { headers: { "PAYMENT-SIGNATURE": header }, signal: abort.signal }).catch(
-      (error: Error) => error.name,
-    );
-    await verifying;
-    abort.abort();
-    expect(await first).toBe("AbortError");
+    await hangUpDuringVerify(url, header);
     await logs.waitFor(/client went away during verification/);
     expect(hits.quote).toBe(0);
     expect(slow.settled).toBe(settledBefore);
@@ -220,14 +225,7 @@ describe("a client that hangs up while its payment is verified (issue 15, item 7
       const header = await sign(url);
       const before = await balances();
       const seenBefore = upstream.seen.length;
-      const abort = new AbortController();
-      const verifying = slow.nextVerify();
-      const first = fetch(url, { headers: { "PAYMENT-SIGNATURE": header }, signal: abort.signal }).catch(
-        (error: Error) => error.name,
-      );
-      await verifying;
-      abort.abort();
-      expect(await first).toBe("AbortError");
+      await hangUpDuringVerify(url, header);
       while (!lines.some((line) => line.includes("client went away during verification")))
         await new Promise((resolve) => setTimeout(resolve, 20));
       expect(upstream.seen.length).toBe(seenBefore);
