@@ -8,6 +8,7 @@ import { loadConfig } from "../config/loadConfig.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
 import { createGateway, type RunningGateway } from "../proxy/createGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
+import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
 
 const USAGE = `Usage: npm start [-- --config <file>] [-- --data <sqlite file>]
@@ -91,6 +92,7 @@ async function main(): Promise<number> {
       env: {
         ...process.env,
         X402_FACILITATOR_URL: stack.facilitatorUrl,
+        X402_RPC_URL: stack.rpcUrl,
         X402_ASSET: stack.token.address,
         X402_PAY_TO: stack.accounts.payee.address,
         STAKING_BACKEND_URL: stakingUrl,
@@ -108,7 +110,6 @@ async function main(): Promise<number> {
       const fraction = (value % scale).toString().padStart(decimals, "0").replace(/0+$/, "");
       return `${value / scale}${fraction ? `.${fraction}` : ""}`;
     };
-    const width = Math.max(...routes.map((route) => route.key.length));
     const lines = [
       "",
       "x402 gateway ready — local demo: anvil chain eip155:31337, test token, test keys; nothing here is real money.",
@@ -121,15 +122,9 @@ async function main(): Promise<number> {
       `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
       "",
       "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
-      `/healthz, /readyz and ${config.metrics.path} are outside the price table):`,
-      ...[...routes]
-        .sort((a, b) => a.key.localeCompare(b.key))
-        .map((route) => {
-          const first = route.requirements[0];
-          const schemes = [...new Set(route.requirements.map((option) => option.scheme))].join(" or ");
-          const price = first ? `${units(first.amount)} TestUSDC (${first.amount} units, ${schemes})` : "";
-          return `  ${route.key.padEnd(width)}  ${price}`;
-        }),
+      `/healthz, /readyz and ${config.metrics.path} are outside the price table). "settles first": the`,
+      "payment settles before the backend runs the operation (irreversible work); the others settle on a 2xx:",
+      ...formatPricedRoutes(routes, units, "TestUSDC"),
       "",
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,

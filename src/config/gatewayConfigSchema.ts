@@ -130,6 +130,8 @@ export const gatewayConfigSchema = paywallSettingsSchema
         url: upstream.url,
       })),
     ];
+    for (const [network, url] of Object.entries(config.rpcUrls))
+      outbound.push({ path: ["rpcUrls", network], url });
     const recognitionUrls = (
       path: PropertyKey[],
       settings: { rpcUrl: string; announceRpcUrl?: string | undefined },

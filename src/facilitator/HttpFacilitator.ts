@@ -32,6 +32,8 @@ type Endpoint = "verify" | "settle" | "supported";
 
 /** Seconds a client is told to wait when the facilitator cannot answer. */
 const RETRY_AFTER_SECONDS = 5;
+/** Connection errors that mean the request never left this process (as does a refusal without a code, e.g. a blocked port). */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 /** Largest facilitator reply read, in bytes. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 
@@ -101,13 +103,22 @@ export class HttpFacilitator implements Facilitator {
     } catch (error) {
       const timedOut =
         error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+      // "unreachable": no connection, so nothing was sent; "cut": the request may have been processed.
+      const causeCode = (error as { cause?: { code?: string } }).cause?.code ?? "";
+      const reason = timedOut
+        ? "timeout"
+        : causeCode === "" || NOT_SENT.has(causeCode)
+          ? "unreachable"
+          : "cut";
       throw new GatewayError(
         "facilitator_unavailable",
         timedOut
           ? `the facilitator did not answer /${endpoint} within ${this.timeouts[endpoint]} ms`
-          : `the facilitator could not be reached for /${endpoint}`,
+          : reason === "cut"
+            ? `the connection to the facilitator was cut during /${endpoint}`
+            : `the facilitator could not be reached for /${endpoint}`,
         {
-          details: { endpoint, reason: timedOut ? "timeout" : "unreachable" },
+          details: { endpoint, reason },
           cause: error,
           retryAfterSeconds: RETRY_AFTER_SECONDS,
         },

@@ -6,6 +6,7 @@ import type { SignInGate } from "../recognition/SignInGate.js";
 import type { Request } from "express";
 import type { PaywallObserver } from "./PaywallObserver.js";
 import type { Logger } from "./Logger.js";
+import type { SettlementChecker } from "./SettlementChecker.js";
 
 /** Defaults, written once. */
 export const DEFAULTS = {
@@ -15,6 +16,9 @@ export const DEFAULTS = {
   maxTimeoutSeconds: 300,
   maxHeldResponseBytes: 8 * 1024 * 1024,
   reservationTtlMs: 5 * 60_000,
+  /** How long a timed-out or cut settlement is checked on chain before answering `settlement_unknown`. */
+  settlementCheckTimeoutMs: 30_000,
+  settlementCheckIntervalMs: 1_000,
   /** How long a spent payment is remembered when its authorization has no `validBefore`. */
   spentTtlMs: 24 * 60 * 60_000,
 } as const;
@@ -156,8 +160,22 @@ export const paywallSettingsSchema = z.strictObject({
   maxHeldResponseBytes: z.number().int().positive().default(DEFAULTS.maxHeldResponseBytes),
   /** How long a payment stays reserved while it is verified, served and settled, in ms. */
   reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs),
+  /**
+   * JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out
+   * or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a
+   * payment is answered `503 settlement_unknown` and kept for a retry with the same payment.
+   */
+  rpcUrls: z.record(caip2Network, z.url()).default({}),
+  /** How long to keep asking the chain about an unknown settlement before answering `settlement_unknown`, in ms. */
+  settlementCheckTimeoutMs: z.number().int().nonnegative().default(DEFAULTS.settlementCheckTimeoutMs),
   /** Default recognition for every route (a route may set its own, or `false`). */
   recognition: recognitionSettingsSchema.optional(),
+  /**
+   * Refuse (`400 invalid_path`) a path that a lenient server (one that strips `;params`, decodes twice,
+   * cuts at NUL, drops trailing dots, applies NFKC…) could read as a different priced route. Turn it
+   * off only when every server behind the paywall reads paths exactly as the paywall does.
+   */
+  refuseLenientReadings: z.boolean().default(true),
   /** Require HTTPS for priced routes (403 tls_required otherwise). */
   requireTls: z.boolean().default(false),
 });
@@ -196,6 +214,10 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   onPaid: fn<(event: PaidEvent) => void>("onPaid").optional(),
   onError: fn<(event: ErrorEvent) => void>("onError").optional(),
   observer: z.custom<PaywallObserver>((value) => typeof value === "object" && value !== null).optional(),
+  /** What resolves unknown settlements, instead of the one built from `rpcUrls`. */
+  settlementChecker: z
+    .custom<SettlementChecker>((value) => typeof value === "object" && value !== null)
+    .optional(),
   /** A sign-in gate to use instead of the one built from `recognition` settings. */
   signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
   requireTls: z.union([z.boolean(), fn<(req: Request) => boolean>("requireTls")]).default(false),

@@ -11,7 +11,9 @@ import type { SignInGate } from "../recognition/SignInGate.js";
 import { createSignInGateResolver } from "../recognition/createSignInGateResolver.js";
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
-import { silentLogger } from "./Logger.js";
+import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
+import { silentLogger, type Logger } from "./Logger.js";
+import type { SettlementChecker } from "./SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
 import { Paywall } from "./Paywall.js";
 
@@ -67,6 +69,7 @@ export function x402(options: X402Options): X402Middleware {
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
   const { requireTls } = settings;
+  const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
 
   const paywall = new Paywall({
     routes,
@@ -80,6 +83,10 @@ export function x402(options: X402Options): X402Middleware {
     now,
     publicUrl: settings.publicUrl,
     requireTls: typeof requireTls === "function" ? requireTls : () => requireTls,
+    refuseLenientReadings: settings.refuseLenientReadings,
+    settlementChecker,
+    settlementCheckTimeoutMs: settings.settlementCheckTimeoutMs,
+    settlementCheckIntervalMs: DEFAULTS.settlementCheckIntervalMs,
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
@@ -137,6 +144,32 @@ function buildSignInGates(
     if (gate) gates.set(route, gate);
   }
   return gates;
+}
+
+/** The on-chain resolver of unknown settlements; warns now about networks it cannot resolve. */
+function buildSettlementChecker(
+  settings: ResolvedX402Options,
+  routes: readonly PricedRoute[],
+  logger: Logger,
+  now: () => number,
+): SettlementChecker | undefined {
+  const checker =
+    settings.settlementChecker ??
+    (Object.keys(settings.rpcUrls).length > 0
+      ? new EvmSettlementChecker({ rpcUrls: settings.rpcUrls, now })
+      : undefined);
+  const uncovered = new Set(
+    routes
+      .flatMap((route) => route.requirements.map((option) => option.network))
+      .filter((network) => !checker?.covers(network)),
+  );
+  if (uncovered.size > 0) {
+    logger.warn(
+      { networks: [...uncovered] },
+      "no rpcUrls for these networks: a settlement that times out is answered 503 settlement_unknown until a retry settles it",
+    );
+  }
+  return checker;
 }
 
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   invalid_payment: 400,
   invalid_sign_in: 400,
   invalid_path: 400,
+  invalid_method_override: 400,
+  invalid_header: 400,
   sign_in_rejected: 401,
   payment_required: 402,
   payment_mismatch: 402,
@@ -22,6 +24,7 @@ export const ERROR_STATUS = {
   upstream_unavailable: 502,
   response_too_large: 502,
   facilitator_unavailable: 503,
+  settlement_unknown: 503,
   upstream_timeout: 504,
 } as const;
 

@@ -19,6 +19,7 @@ import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetric
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
+import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
 
 /** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
 export type GatewayPaywall = RequestHandler & {
@@ -124,6 +125,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     });
   }
 
+  app.use(refuseFramingInConnection());
   app.use(normalizeRequestPath());
   app.use(limitRequestBody(limits.maxBodyBytes));
   app.use(paywall);

@@ -62,6 +62,8 @@ describe("npm start", () => {
     }
     const result = await done;
     expect(result.stdout).toContain("stopped.");
+    expect(result.stdout).toMatch(/^\s*POST \/api\/stake\s.*settles first, then runs\s*$/m);
+    expect(result.stdout).toMatch(/^\s*GET \/api\/apy\s.*runs, settles on 2xx\s*$/m);
     expect(result.code).toBe(0);
   }, 120_000);
 });
