@@ -63,8 +63,9 @@ const network = checked((value) =>
     : { problem: `${show(value)} is not an EVM network id (eip155:<chain id>, e.g. eip155:84532)` },
 );
 
+/** EIP-55: all-lowercase or all-uppercase hex carries no checksum; mixed case must be a valid one. */
 const address = checked((value) =>
-  isAddress(value, { strict: true })
+  /^0x([0-9a-f]{40}|[0-9A-F]{40})$/.test(value) || isAddress(value, { strict: true })
     ? { value: getAddress(value) }
     : {
         problem: `${show(value)} is not an address (0x + 40 hex digits; mixed case must be a valid checksum)`,
