@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { devAccount } from "../../src/dev/devAccounts.js";
+import { PAYER_ENV } from "../../src/mcp/errors.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { PRICE, startPaidApp, type PaidApp } from "../e2e/support/startPaidApp.js";
 import {
@@ -152,10 +154,25 @@ describe("x402-pay-mcp over stdio", () => {
     }
   });
 
-  it("pays a priced route: paid, the price moved once, the transaction is on chain", async () => {
+  it("pays a priced route with examples/mcp/mcp-servers.local.json: paid, the price moved once, the transaction is on chain", async () => {
+    const example = JSON.parse(
+      readFileSync(new URL("../../examples/mcp/mcp-servers.local.json", import.meta.url), "utf8"),
+    ) as { mcpServers: Record<string, { env: Record<string, string> }> };
+    const exampleEnv = Object.values(example.mcpServers)[0]!.env;
+    // The example names npm start's payee and TestUSDC: the local stack deploys them at fixed addresses.
+    expect(exampleEnv.PAY_MCP_EVM_PAYEES).toBe(stack.accounts.payee.address);
+    expect(exampleEnv.PAY_MCP_EVM_ASSETS).toBe(stack.token.address);
     const before = await balances();
     const hits = app.hits.quote!;
-    const call = await withServer(env(), (pay) => pay(`${app.url}/quote`));
+    const call = await withServer(
+      {
+        ...env(),
+        ...exampleEnv,
+        PAY_MCP_EVM_KEYSTORE_PATH: keystore.keystorePath,
+        PAY_MCP_EVM_PASSWORD_PATH: keystore.passwordPath,
+      },
+      (pay) => pay(`${app.url}/quote`),
+    );
     expect(call.isError).toBe(false);
     expect(call.structured).toMatchObject({
       outcome: "paid",
@@ -445,14 +462,8 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
   });
 
   it("answers unpayable naming each required variable that is missing", async () => {
-    for (const name of [
-      "PAY_MCP_EVM_KEYSTORE_PATH",
-      "PAY_MCP_EVM_PASSWORD_PATH",
-      "PAY_MCP_EVM_NETWORKS",
-      "PAY_MCP_EVM_PAYEES",
-      "PAY_MCP_EVM_MAX_PER_PAYMENT",
-      "PAY_MCP_EVM_MAX_PER_SESSION",
-    ]) {
+    const optional: string[] = [PAYER_ENV.mainnetConsent, PAYER_ENV.assets];
+    for (const name of Object.values(PAYER_ENV).filter((name) => !optional.includes(name))) {
       const mcp = await connectInProcess({ env: env({ [name]: undefined }) });
       try {
         const call = await mcp.pay(`${app.url}/quote`);
