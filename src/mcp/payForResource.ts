@@ -108,7 +108,11 @@ export async function payForResource(url: string, options: PayForResourceOptions
 
   if (!state.signed) {
     log(`${where}: free (${response.status})`);
-    return { outcome: "free", paid: false, resource: await readResource(response, options.bodyLimitBytes) };
+    try {
+      return { outcome: "free", paid: false, resource: await readResource(response, options.bodyLimitBytes) };
+    } catch (error) {
+      return explainError(error, state, url);
+    }
   }
   const option = state.reserved!;
   const counted = `${option.amount} stays counted against this session: the server holds a signed authorization it could still settle`;
@@ -134,8 +138,18 @@ export async function payForResource(url: string, options: PayForResourceOptions
       `${url} answered ${response.status} after the payment, without a PAYMENT-RESPONSE; ${counted}`,
     );
   }
-  const resource = await readResource(response, options.bodyLimitBytes);
   const transaction = receipt?.transaction || null;
+  let resource: ResourceSnapshot;
+  try {
+    resource = await readResource(response, options.bodyLimitBytes);
+  } catch (error) {
+    const failure = explainError(error, state, url);
+    log(`${where}: paid (${transaction ?? "no receipt"}) but the body failed: ${failure.code}`);
+    return {
+      ...failure,
+      message: `paid ${option.amount} of ${option.asset} on ${option.network} (transaction ${transaction ?? "not reported"}), but reading the resource failed: ${failure.message}`,
+    };
+  }
   log(
     `${where}: paid ${option.amount} of ${option.asset} on ${option.network} to ${option.payTo} (${transaction ?? "no receipt"})`,
   );

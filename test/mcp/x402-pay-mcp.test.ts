@@ -290,6 +290,20 @@ describe("x402-pay-mcp over stdio", () => {
     });
   });
 
+  it("holds the session cap under concurrent calls: one of two pays, one transfer", async () => {
+    const before = await balances();
+    const calls = await withServer(
+      env({ PAY_MCP_EVM_MAX_PER_SESSION: ((PRICE.quote * 3n) / 2n).toString() }),
+      (pay) => Promise.all([pay(`${app.url}/quote`), pay(`${app.url}/quote`)]),
+    );
+    expect(calls.map((call) => call.structured.outcome).sort()).toEqual(["paid", "unpayable"]);
+    expect(calls.find((call) => call.isError)!.structured).toMatchObject({ code: "over_session_cap" });
+    expect(await balances()).toEqual({
+      payer: before.payer - PRICE.quote,
+      payee: before.payee + PRICE.quote,
+    });
+  });
+
   it("needs consent naming a mainnet, and an asset list on Ethereum mainnet; nothing signed without them", async () => {
     const base = await alwaysPaymentRequired(offerOn("eip155:8453", USDC_BASE));
     const ethereum = await alwaysPaymentRequired(offerOn("eip155:1", USDC_ETHEREUM));
@@ -436,6 +450,33 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
     try {
       const call = await mcp.pay(`${hanging.url}/slow`);
       expect(call.structured).toMatchObject({ outcome: "failed", code: "timeout" });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("answers failed timeout when the body stops halfway", async () => {
+    const stalling = await startFake((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("the beginning");
+    });
+    const mcp = await connectInProcess({ env: env(), timeoutMs: 500 });
+    try {
+      const call = await mcp.pay(`${stalling.url}/stall`);
+      expect(call.structured).toMatchObject({ outcome: "failed", code: "timeout" });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("accepts only http and https URLs", async () => {
+    const mcp = await connectInProcess({ env: env() });
+    try {
+      for (const url of ["file:///etc/passwd", "ftp://127.0.0.1/x", "javascript:alert(1)", "not a url", ""]) {
+        const call = await mcp.pay(url);
+        expect(call.isError, url).toBe(true);
+        expect(call.text, url).toMatch(/validation/i);
+      }
     } finally {
       await mcp.close();
     }
