@@ -5,7 +5,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { LocalAccount } from "viem/accounts";
 import { choosePaymentOption } from "./choosePaymentOption.js";
-import { PaymentFailedError, UnpayableError, type FailedCode } from "./errors.js";
+import { PAYER_ENV, PaymentFailedError, UnpayableError, type FailedCode } from "./errors.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
 import { readResource, type ResourceSnapshot } from "./readResource.js";
 import type { SessionBudget } from "./SessionBudget.js";
@@ -78,7 +78,12 @@ export async function payForResource(url: string, options: PayForResourceOptions
       if (!budget.reserve(BigInt(selectedRequirements.amount))) {
         const choice = choosePaymentOption([selectedRequirements], { settings, sessionSpent: budget.spent });
         const refusal =
-          "refusal" in choice ? choice.refusal : new UnpayableError("over_session_cap", "over the cap");
+          "refusal" in choice
+            ? choice.refusal
+            : new UnpayableError(
+                "over_session_cap",
+                `paying ${selectedRequirements.amount} would go over ${PAYER_ENV.maxPerSession} (${settings.maxPerSession})`,
+              );
         state.refusal = refusal;
         return { abort: true, reason: refusal.code };
       }

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { devAccount } from "../../src/dev/devAccounts.js";
 import { UnpayableError } from "../../src/mcp/errors.js";
 import { loadKeystoreAccount } from "../../src/mcp/loadKeystoreAccount.js";
+import { runKeystoreCommand } from "../../src/mcp/runKeystoreCommand.js";
 import { ROOT, collect } from "../cli/support/runCli.js";
 import { makeTestKeystore } from "./support/payMcpClient.js";
 
@@ -119,7 +120,20 @@ function runKeystoreCli(args: string[], stdin = "") {
   return collect(child);
 }
 
-describe("x402-pay-mcp keystore create", () => {
+/** The same command in this process, with buffers for its output. */
+async function runKeystoreInProcess(args: string[], stdin = "") {
+  let stdout = "";
+  let stderr = "";
+  const code = await runKeystoreCommand(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    readStdin: async () => stdin,
+  });
+  return { code, stdout, stderr };
+}
+
+// Spawning tsx and scrypt at full strength are slow on a loaded machine: generous limits, no speed asserted.
+describe("x402-pay-mcp keystore create", { timeout: 120_000 }, () => {
   it("imports a key from stdin into a 0600 keystore the server opens; a new password file is 0600 too", async () => {
     const dir = await mkdtemp(join(tmpdir(), "x402-pay-mcp-cli-"));
     const keystorePath = join(dir, "payer.json");
@@ -139,7 +153,7 @@ describe("x402-pay-mcp keystore create", () => {
     expect(keystore.crypto.kdf).toBe("scrypt");
     expect((await loadKeystoreAccount({ keystorePath, passwordPath })).address).toBe(payer.address);
 
-    const again = await runKeystoreCli([
+    const again = await runKeystoreInProcess([
       "create",
       "--keystore",
       keystorePath,
@@ -154,7 +168,7 @@ describe("x402-pay-mcp keystore create", () => {
     const dir = await mkdtemp(join(tmpdir(), "x402-pay-mcp-cli-"));
     const passwordPath = join(dir, "payer.pass");
     await writeFile(passwordPath, "my password\n", { mode: 0o600 });
-    const created = await runKeystoreCli([
+    const created = await runKeystoreInProcess([
       "create",
       "--keystore",
       join(dir, "a.json"),
@@ -170,7 +184,7 @@ describe("x402-pay-mcp keystore create", () => {
     expect(account.address).toBe(address);
 
     await chmod(passwordPath, 0o644);
-    const loose = await runKeystoreCli([
+    const loose = await runKeystoreInProcess([
       "create",
       "--keystore",
       join(dir, "b.json"),
@@ -183,12 +197,12 @@ describe("x402-pay-mcp keystore create", () => {
 
   it("answers usage errors with exit status 2", async () => {
     const usages = [[], ["make"], ["create"], ["create", "--keystore", "/tmp/x"], ["create", "--bogus"]];
-    const results = await Promise.all(usages.map((args) => runKeystoreCli(args)));
+    const results = await Promise.all(usages.map((args) => runKeystoreInProcess(args)));
     for (const [i, result] of results.entries()) {
       expect(result.code, usages[i]!.join(" ")).toBe(2);
       expect(result.stderr).toContain("Usage: x402-pay-mcp keystore create");
     }
-    const bad = await runKeystoreCli(
+    const bad = await runKeystoreInProcess(
       [
         "create",
         "--keystore",

@@ -133,7 +133,8 @@ function offerOn(network: string, asset: string, amount = "1000"): PaymentRequir
 const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const USDC_ETHEREUM = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 
-describe("x402-pay-mcp over stdio", () => {
+// Each test spawns servers with tsx: slow on a loaded machine, so generous limits (no speed asserted).
+describe("x402-pay-mcp over stdio", { timeout: 120_000 }, () => {
   it("lists exactly one tool, pay_for_resource, whose input is one URL", async () => {
     const mcp = await connectStdio(env());
     try {
