@@ -10,6 +10,7 @@ export type { Logger } from "./middleware/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./middleware/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
 export type { Facilitator } from "./facilitator/Facilitator.js";
+export { fromFacilitatorClient, type FacilitatorClient } from "./facilitator/fromFacilitatorClient.js";
 export type { PaymentLedger, ReserveOutcome } from "./ledger/PaymentLedger.js";
 export { MemoryPaymentLedger } from "./ledger/MemoryPaymentLedger.js";
 export type { SignInGate, SignInContext, AdmitResult } from "./recognition/SignInGate.js";

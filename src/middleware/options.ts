@@ -2,6 +2,7 @@ import { z } from "zod/v4";
 import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
 import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
+import { isFacilitatorClient, type FacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import type { Request } from "express";
 import type { PaywallObserver } from "./PaywallObserver.js";
@@ -196,9 +197,17 @@ const fn = <T>(what: string) =>
 
 /** Everything `x402()` accepts: the settings plus the objects only code can pass. */
 export const x402OptionsSchema = paywallSettingsSchema.extend({
-  facilitator: z.union([facilitatorSettingsSchema, z.custom<Facilitator>(isFacilitator)], {
-    error: "expected { url, timeoutMs? } or an object with verify/settle/supported",
-  }),
+  facilitator: z.union(
+    [
+      facilitatorSettingsSchema,
+      z.custom<Facilitator>(isFacilitator),
+      z.custom<FacilitatorClient>(isFacilitatorClient),
+    ],
+    {
+      error:
+        "expected { url, timeoutMs? }, an object with verify/settle/supported, or an official FacilitatorClient (verify/settle/getSupported)",
+    },
+  ),
   ledger: z.union([ledgerSettingsSchema, z.custom<PaymentLedger>(isPaymentLedger)]).optional(),
   logger: z
     .custom<Logger>(

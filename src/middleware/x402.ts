@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import { describeIssues } from "../protocol/describeIssues.js";
 import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
+import { fromFacilitatorClient, isFacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
 import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
 import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
@@ -181,6 +182,7 @@ function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentL
 
 function buildFacilitator(settings: ResolvedX402Options): Facilitator {
   if (isFacilitator(settings.facilitator)) return settings.facilitator;
+  if (isFacilitatorClient(settings.facilitator)) return fromFacilitatorClient(settings.facilitator);
   return new HttpFacilitator({ ...settings.facilitator, fetch: settings.fetch });
 }
 
