@@ -6,7 +6,7 @@ export type {
   RouteConfig,
   PaywallSettings,
 } from "./middleware/options.js";
-export type { Logger } from "./middleware/Logger.js";
+export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./middleware/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
 export type { Facilitator } from "./facilitator/Facilitator.js";

@@ -1,6 +1,6 @@
 import { createPublicClient, http, parseAbi, parseEventLogs, type Hex, type PublicClient } from "viem";
 import { evmExactPayloadSchema, type PaymentPayload, type PaymentRequirements } from "../protocol/schemas.js";
-import type { SettlementCheck, SettlementChecker } from "../middleware/SettlementChecker.js";
+import type { SettlementCheck, SettlementChecker } from "./SettlementChecker.js";
 
 const eip3009Abi = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",

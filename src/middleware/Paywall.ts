@@ -10,7 +10,7 @@ import { payerOf, paymentIdentity, spentUntilMs } from "../ledger/paymentIdentit
 import type { SignInGate } from "../recognition/SignInGate.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
 import { holdResponse, type HeldSnapshot } from "./holdResponse.js";
-import type { Logger } from "./Logger.js";
+import type { Logger } from "../common/Logger.js";
 import { matchRequirements } from "./matchRequirements.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
@@ -18,7 +18,7 @@ import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.
 import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
 import { SettlementFailed } from "./SettlementFailed.js";
-import type { SettlementChecker } from "./SettlementChecker.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { isUnknownSettleOutcome, SettlementUnknown } from "./SettlementUnknown.js";
 
 /** Headers some frameworks and upstreams read as the request's real method. */

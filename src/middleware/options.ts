@@ -6,8 +6,8 @@ import { isFacilitatorClient, type FacilitatorClient } from "../facilitator/from
 import type { SignInGate } from "../recognition/SignInGate.js";
 import type { Request } from "express";
 import type { PaywallObserver } from "./PaywallObserver.js";
-import type { Logger } from "./Logger.js";
-import type { SettlementChecker } from "./SettlementChecker.js";
+import type { Logger } from "../common/Logger.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 
 /** Defaults, written once. */
 export const DEFAULTS = {

@@ -13,8 +13,8 @@ import { createSignInGateResolver } from "../recognition/createSignInGateResolve
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
 import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
-import { silentLogger, type Logger } from "./Logger.js";
-import type { SettlementChecker } from "./SettlementChecker.js";
+import { silentLogger, type Logger } from "../common/Logger.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
 import { Paywall } from "./Paywall.js";
 
