@@ -1,16 +1,22 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../src/dev/devAccounts.js";
 import { UnpayableError } from "../../src/mcp/errors.js";
 import { loadKeystoreAccount } from "../../src/mcp/loadKeystoreAccount.js";
 import { runKeystoreCommand } from "../../src/mcp/runKeystoreCommand.js";
 import { ROOT, collect } from "../cli/support/runCli.js";
-import { makeTestKeystore } from "./support/payMcpClient.js";
+import { makeTestKeystore, removeTestKeystores } from "./support/payMcpClient.js";
 
 const payer = devAccount(1);
+const cliDirs: string[] = [];
+
+afterAll(async () => {
+  await removeTestKeystores();
+  await Promise.all(cliDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 async function refusal(keystorePath: string, passwordPath: string) {
   try {
@@ -136,6 +142,7 @@ async function runKeystoreInProcess(args: string[], stdin = "") {
 describe("x402-pay-mcp keystore create", { timeout: 120_000 }, () => {
   it("imports a key from stdin into a 0600 keystore the server opens; a new password file is 0600 too", async () => {
     const dir = await mkdtemp(join(tmpdir(), "x402-pay-mcp-cli-"));
+    cliDirs.push(dir);
     const keystorePath = join(dir, "payer.json");
     const passwordPath = join(dir, "payer.pass");
     const result = await runKeystoreCli(
@@ -166,6 +173,7 @@ describe("x402-pay-mcp keystore create", { timeout: 120_000 }, () => {
 
   it("makes a new random key with an existing password file, and refuses a loose one", async () => {
     const dir = await mkdtemp(join(tmpdir(), "x402-pay-mcp-cli-"));
+    cliDirs.push(dir);
     const passwordPath = join(dir, "payer.pass");
     await writeFile(passwordPath, "my password\n", { mode: 0o600 });
     const created = await runKeystoreInProcess([

@@ -14,6 +14,7 @@ import {
   connectInProcess,
   connectStdio,
   makeTestKeystore,
+  removeTestKeystores,
   type PayCall,
   type TestKeystore,
 } from "./support/payMcpClient.js";
@@ -35,6 +36,7 @@ afterAll(async () => {
   await Promise.all(fakes.map((server) => new Promise((resolve) => server.close(resolve))));
   await app?.stop();
   await stack?.stop();
+  await removeTestKeystores();
 });
 
 function env(

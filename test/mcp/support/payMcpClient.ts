@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -95,12 +95,20 @@ export interface TestKeystore {
   password: string;
 }
 
+const made: string[] = [];
+
+/** Deletes the directories `makeTestKeystore` made (call in `afterAll`). */
+export async function removeTestKeystores(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
 /** A keystore (cheap work factor) and its password file, both mode 0600, in a fresh temporary directory. */
 export async function makeTestKeystore(
   privateKey: Hex,
   options: { kdf?: "scrypt" | "pbkdf2"; password?: string; passwordFileText?: string } = {},
 ): Promise<TestKeystore> {
   const dir = await mkdtemp(join(tmpdir(), "x402-pay-mcp-"));
+  made.push(dir);
   const password = options.password ?? "correct horse battery staple";
   const keystorePath = join(dir, "payer.json");
   const passwordPath = join(dir, "payer.pass");
