@@ -1,8 +1,9 @@
+import { BaseError } from "../common/BaseError.js";
+
 /** A reply body over the byte limit (counted as it streams, before it is all read). */
-export class ReplyTooLargeError extends Error {
+export class ReplyTooLargeError extends BaseError {
   constructor(readonly limitBytes: number) {
-    super(`reply over ${limitBytes} bytes`);
-    this.name = "ReplyTooLargeError";
+    super("reply_too_large", `reply over ${limitBytes} bytes`, { details: { limitBytes } });
   }
 }
 

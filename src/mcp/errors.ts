@@ -1,3 +1,4 @@
+import { BaseError } from "../common/BaseError.js";
 /** The environment variables of `x402-pay-mcp`, exactly as its users set them. */
 export const PAYER_ENV = {
   keystorePath: "PAY_MCP_EVM_KEYSTORE_PATH",
@@ -37,8 +38,8 @@ export type UnpayableCode = keyof typeof UNPAYABLE_SETTING;
  * Nothing was signed: the settings, the keystore or the offer forbid paying. `setting` names the
  * environment variable to change (null when no setting can make the offer payable).
  */
-export class UnpayableError extends Error {
-  readonly code: UnpayableCode;
+export class UnpayableError extends BaseError {
+  declare readonly code: UnpayableCode;
   readonly setting: PayerSetting | null;
 
   constructor(
@@ -46,9 +47,7 @@ export class UnpayableError extends Error {
     message: string,
     options: { setting?: PayerSetting; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "UnpayableError";
-    this.code = code;
+    super(code, message, { cause: options.cause, docsPath: "docs/mcp-payer.md" });
     this.setting = options.setting ?? UNPAYABLE_SETTING[code];
   }
 
@@ -74,14 +73,12 @@ export type FailedCode = (typeof FAILED_CODES)[number];
  * The server, the network or the facilitator failed the request. `amountCounted` says whether the
  * amount stays counted against the session cap (a payment was sent and may have settled).
  */
-export class PaymentFailedError extends Error {
-  readonly code: FailedCode;
+export class PaymentFailedError extends BaseError {
+  declare readonly code: FailedCode;
   readonly amountCounted: boolean;
 
   constructor(code: FailedCode, message: string, options: { amountCounted?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "PaymentFailedError";
-    this.code = code;
+    super(code, message, { cause: options.cause, docsPath: "docs/mcp-payer.md" });
     this.amountCounted = options.amountCounted ?? false;
   }
 

@@ -17,9 +17,9 @@ import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
 import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
-import { SettlementFailed } from "./SettlementFailed.js";
+import { SettlementFailedError } from "./SettlementFailedError.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
-import { isUnknownSettleOutcome, SettlementUnknown } from "./SettlementUnknown.js";
+import { isUnknownSettleOutcome, SettlementUnknownError } from "./SettlementUnknownError.js";
 
 /** Headers some frameworks and upstreams read as the request's real method. */
 export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
@@ -224,7 +224,7 @@ export class Paywall {
       try {
         settlement = await this.settle(exchange, verified);
       } catch (error) {
-        if (error instanceof SettlementUnknown) this.keepPending(route, verified, undefined);
+        if (error instanceof SettlementUnknownError) this.keepPending(route, verified, undefined);
         throw error;
       }
       markPaid(exchange.res, settlement);
@@ -292,7 +292,7 @@ export class Paywall {
   /**
    * Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses
    * it anyway). A timed-out or cut `/settle` has an unknown outcome: the chain is asked, and while it
-   * cannot tell, {@link SettlementUnknown} is thrown with the payment still reserved.
+   * cannot tell, {@link SettlementUnknownError} is thrown with the payment still reserved.
    */
   private async settle(exchange: Exchange, verified: Verified): Promise<SettleResponse> {
     const started = performance.now();
@@ -311,7 +311,7 @@ export class Paywall {
     this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
     if (!settlement.success) {
       await this.deps.ledger.release(verified.id, verified.token);
-      throw new SettlementFailed(settlement);
+      throw new SettlementFailedError(settlement);
     }
     await this.recordSettled(exchange, verified, settlement);
     return settlement;
@@ -325,7 +325,7 @@ export class Paywall {
       { network, reason: cause.details.reason },
       "settle outcome unknown (timed out or cut): asking the chain",
     );
-    if (!checker?.covers(network)) throw new SettlementUnknown(`no rpcUrl for ${network}`, { cause });
+    if (!checker?.covers(network)) throw new SettlementUnknownError(`no rpcUrl for ${network}`, { cause });
     const deadline = this.deps.now() + this.deps.settlementCheckTimeoutMs;
     for (;;) {
       const result = await checker.check(verified.payment, verified.requirements);
@@ -340,7 +340,7 @@ export class Paywall {
           cause,
         });
       }
-      if (this.deps.now() >= deadline) throw new SettlementUnknown(result.reason, { cause });
+      if (this.deps.now() >= deadline) throw new SettlementUnknownError(result.reason, { cause });
       await new Promise((resolve) => setTimeout(resolve, this.deps.settlementCheckIntervalMs));
     }
   }
@@ -463,7 +463,7 @@ export class Paywall {
     } finally {
       pending.resolving = false;
     }
-    if (!settlement) throw new SettlementUnknown(reason, { expiresAtMs: pending.expiresAtMs });
+    if (!settlement) throw new SettlementUnknownError(reason, { expiresAtMs: pending.expiresAtMs });
     this.pending.delete(verified.id);
     await this.recordSettled(exchange, verified, settlement);
     const { res } = exchange;
@@ -521,7 +521,7 @@ export class Paywall {
       markPaid(res, await this.settle(exchange, verified));
       held.release();
     } catch (error) {
-      if (error instanceof SettlementUnknown) this.keepPending(route, verified, held.snapshot());
+      if (error instanceof SettlementUnknownError) this.keepPending(route, verified, held.snapshot());
       held.discard();
       await this.reject(exchange, asGatewayError(error));
     }
@@ -548,7 +548,12 @@ export class Paywall {
     } catch {
       offer = { resource: { url: exchange.resourceUrl }, accepts: route.requirements };
     }
-    sendPaymentRequired(res, error, offer, error instanceof SettlementFailed ? error.settlement : undefined);
+    sendPaymentRequired(
+      res,
+      error,
+      offer,
+      error instanceof SettlementFailedError ? error.settlement : undefined,
+    );
   }
 
   private report(error: GatewayError, route: PricedRoute | undefined): void {

@@ -17,12 +17,15 @@ import { silentLogger, type Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
 import { Paywall } from "./Paywall.js";
+import { BaseError } from "../common/BaseError.js";
 
 /** A wrong option: thrown by `x402()` at start-up, naming every offending key. */
-export class X402OptionsError extends Error {
+export class X402OptionsError extends BaseError {
   constructor(readonly problems: string[]) {
-    super(`x402(): invalid options\n  ${problems.join("\n  ")}`);
-    this.name = "X402OptionsError";
+    super("invalid_options", `x402(): invalid options\n  ${problems.join("\n  ")}`, {
+      details: { problems },
+      docsPath: "docs/middleware.md",
+    });
   }
 }
 

@@ -4,6 +4,7 @@ import { compileRoutePattern, patternMatches, type RoutePattern } from "./compil
 import { lenientReadings } from "./lenientReadings.js";
 import { normalizePath, type PathRejection } from "./normalizePath.js";
 import { resolvePaymentOptions, type PricingDefaults } from "./resolvePaymentOptions.js";
+import { BaseError } from "../common/BaseError.js";
 
 /** A priced route, compiled once at start-up. */
 export interface PricedRoute {
@@ -20,13 +21,12 @@ export type RouteMatch =
   | { kind: "invalid"; reason: PathRejection }
   | { kind: "priced"; route: PricedRoute; path: string };
 
-export class RouteConfigError extends Error {
+export class RouteConfigError extends BaseError {
   constructor(
     readonly key: string,
     message: string,
   ) {
-    super(`routes[${JSON.stringify(key)}].${message}`);
-    this.name = "RouteConfigError";
+    super("invalid_route", `routes[${JSON.stringify(key)}].${message}`, { details: { key } });
   }
 }
 

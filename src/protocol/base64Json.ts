@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer";
+import { BaseError } from "../common/BaseError.js";
 
 /** Base64 (standard alphabet, padded) of the UTF-8 JSON of `value`: the x402 V2 header encoding. */
 export function encodeBase64Json(value: unknown): string {
@@ -6,13 +7,12 @@ export function encodeBase64Json(value: unknown): string {
 }
 
 /** Why a header value could not be decoded; `stage` says which layer failed. */
-export class Base64JsonError extends Error {
+export class Base64JsonError extends BaseError {
   constructor(
     readonly stage: "base64" | "utf8" | "json",
     message: string,
   ) {
-    super(message);
-    this.name = "Base64JsonError";
+    super(`invalid_${stage}`, message, { details: { stage } });
   }
 }
 

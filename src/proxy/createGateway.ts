@@ -141,7 +141,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     );
   }
   app.use((req, res) => {
-    res.status(404).json({ error: "not_found", message: `no upstream serves ${req.path}`, details: {} });
+    sendError(res, new GatewayError("not_found", `no upstream serves ${req.path}`));
   });
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const gatewayError =

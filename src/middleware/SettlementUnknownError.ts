@@ -7,7 +7,7 @@ export const SETTLEMENT_UNKNOWN_RETRY_SECONDS = 5;
  * A `/settle` timed out or was cut and the chain could not (yet) tell whether the money moved: the
  * payment stays reserved and the response is kept, so a retry with the same payment gets it once settled.
  */
-export class SettlementUnknown extends GatewayError {
+export class SettlementUnknownError extends GatewayError {
   constructor(reason: string, options: { expiresAtMs?: number; cause?: unknown } = {}) {
     super(
       "settlement_unknown",
