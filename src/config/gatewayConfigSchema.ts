@@ -130,6 +130,8 @@ export const gatewayConfigSchema = paywallSettingsSchema
         url: upstream.url,
       })),
     ];
+    if (config.cbor?.facilitator)
+      outbound.push({ path: ["cbor", "facilitator", "url"], url: config.cbor.facilitator.url });
     if (config.recognition)
       outbound.push({ path: ["recognition", "rpcUrl"], url: config.recognition.rpcUrl });
     for (const [key, route] of Object.entries(config.routes)) {

@@ -6,6 +6,7 @@ import type { SignInGate } from "../recognition/SignInGate.js";
 import type { Request } from "express";
 import type { PaywallObserver } from "./PaywallObserver.js";
 import type { Logger } from "./Logger.js";
+import { cborRouteSchema, cborSettingsSchema } from "./cborOptions.js";
 
 /** Defaults, written once. */
 export const DEFAULTS = {
@@ -80,10 +81,13 @@ export const routeSchema = z
     settle: z.enum(["after", "before"]).optional(),
     /** Let recognized payers in without paying; `false` turns a global default off for this route. */
     recognition: z.union([z.literal(false), recognitionSettingsSchema]).optional(),
+    /** Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`). */
+    cbor: cborRouteSchema.optional(),
   })
-  .refine((route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0, {
-    error: "a priced route needs `price` or a non-empty `accepts`",
-  });
+  .refine(
+    (route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0 || route.cbor !== undefined,
+    { error: "a priced route needs `price`, a non-empty `accepts`, or `cbor`" },
+  );
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** An asset the money-string parser may use, beyond the built-in table (e.g. a test token). */
@@ -155,6 +159,8 @@ export const paywallSettingsSchema = z.strictObject({
   recognition: recognitionSettingsSchema.optional(),
   /** Require HTTPS for priced routes (403 tls_required otherwise). */
   requireTls: z.boolean().default(false),
+  /** Shared settings of the routes that offer `application/x402+cbor`. */
+  cbor: cborSettingsSchema.optional(),
 });
 export type PaywallSettings = z.infer<typeof paywallSettingsSchema>;
 

@@ -112,6 +112,7 @@ function compileRoutes(settings: ResolvedX402Options): RouteTable {
       network: settings.network,
       maxTimeoutSeconds: settings.maxTimeoutSeconds,
       assets: new AssetTable(settings.assets ?? []),
+      cbor: settings.cbor,
     });
   } catch (error) {
     if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
