@@ -1,5 +1,5 @@
 import { CborFields } from "./CborFields.js";
-import type { CborMap, CborValue } from "./CborValue.js";
+import { MAX_CBOR_BYTES, type CborMap, type CborValue } from "./CborValue.js";
 import { decodeCanonical } from "./decodeCanonical.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 
@@ -34,8 +34,11 @@ export function encodeCborFacilitatorRequest(request: CborFacilitatorRequest): U
   );
 }
 
+/** A facilitator body carries a whole PaymentSignature (up to 64 KiB) and a PaymentRequest. */
+export const MAX_FACILITATOR_REQUEST_BYTES = MAX_CBOR_BYTES + 8 * 1024;
+
 export function decodeCborFacilitatorRequest(bytes: Uint8Array): CborFacilitatorRequest {
-  const fields = new CborFields(decodeCanonical(bytes), "request");
+  const fields = new CborFields(decodeCanonical(bytes, MAX_FACILITATOR_REQUEST_BYTES), "request");
   fields.constant("x402Version", 2);
   const request = {
     paymentRequest: fields.bytes("paymentRequest"),

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
 import { ml_dsa65 } from "@noble/post-quantum/ml-dsa.js";
 import { ED25519_PUBLIC_KEY_BYTES, ML_DSA_65_PUBLIC_KEY_BYTES } from "./profile.js";
 
@@ -66,4 +66,9 @@ export function createSigningKey(
   }
   const { publicKey, secretKey } = ml_dsa65.keygen(ownSeed);
   return { algorithm, publicKey, seed: ownSeed, sign: (message) => ml_dsa65.sign(message, secretKey) };
+}
+
+/** How a payer is named in logs and facilitator answers: `ed25519:<sha256 of the key, hex>`. */
+export function payerIdOf(publicKey: Uint8Array): string {
+  return `${algorithmOf(publicKey) ?? "unknown"}:${createHash("sha256").update(publicKey).digest("hex")}`;
 }
