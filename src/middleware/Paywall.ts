@@ -18,6 +18,9 @@ import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.
 import { headerOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
 import { SettlementFailed } from "./SettlementFailed.js";
+import type { CborPaywall } from "./CborPaywall.js";
+import { matchWithCborRetry, wantsCbor } from "./cborRouting.js";
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
@@ -35,6 +38,8 @@ export interface PaywallDeps {
   maxHeldResponseBytes: number;
   reservationTtlMs: number;
   spentTtlMs: number;
+  /** The `application/x402+cbor` path, when some route offers it. */
+  cbor?: CborPaywall | undefined;
 }
 
 /** One priced request on its way through the paywall. */
@@ -70,7 +75,7 @@ export class Paywall {
 
   readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { pathname, search } = splitUrl(req.url);
-    const match = this.deps.routes.match(req.method, pathname);
+    const match = matchWithCborRetry(this.deps.routes, req, pathname);
     if (match.kind === "free") return next();
     if (match.kind === "invalid") {
       const error = new GatewayError("invalid_path", "the path has an ambiguous encoding (encoded / or \\)", {
@@ -111,7 +116,7 @@ export class Paywall {
         "unsupported_media_type",
         `payment format ${format.mediaType} is not supported`,
         {
-          details: { supported: ["application/json (base64 JSON headers)"] },
+          details: { supported: ["application/json (base64 JSON headers)", CBOR_MEDIA_TYPE] },
         },
       );
     }
@@ -131,6 +136,16 @@ export class Paywall {
         this.deps.logger.info({ route: route.key, payer: admitted.address }, "recognized payer let in");
         return next();
       }
+    }
+    if (this.deps.cbor && wantsCbor(req, route, format.format)) return this.deps.cbor.handle(exchange, next);
+    if (format.format === "cbor") {
+      throw new GatewayError(
+        "unsupported_media_type",
+        `this route does not take ${CBOR_MEDIA_TYPE} payments`,
+        {
+          details: { supported: ["application/json (base64 JSON headers)"] },
+        },
+      );
     }
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {

@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
+import { isCborFacilitator, type CborFacilitator } from "../facilitator/CborFacilitator.js";
 import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import type { Request } from "express";
@@ -204,6 +205,10 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   now: fn<() => number>("now").optional(),
   /** `fetch` used for outbound calls. */
   fetch: fn<typeof fetch>("fetch").optional(),
+  /** A CBOR facilitator to use instead of `cbor.facilitator` / `facilitator` for CBOR payments. */
+  cborFacilitator: z
+    .custom<CborFacilitator>(isCborFacilitator, { error: "expected verifyCbor/settleCbor" })
+    .optional(),
 });
 export type X402Options = z.input<typeof x402OptionsSchema>;
 export type ResolvedX402Options = z.output<typeof x402OptionsSchema>;
