@@ -73,7 +73,9 @@ async function viaMiddleware(): Promise<Target> {
       cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
       payTo: stack.accounts.payee.address,
       network: stack.network,
-      assets: [{ network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" }],
+      assets: [
+        { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
+      ],
       routes: routes(stack.token.address),
       now,
     }),
