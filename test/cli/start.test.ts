@@ -14,7 +14,7 @@ describe("npm start", () => {
     });
     const done = collect(child);
     try {
-      const [, command, url] = await waitForLine(
+      const [printed, command, url] = await waitForLine(
         child,
         /^\s*(EVM_PRIVATE_KEY=0x[0-9a-f]{64} npm run pay -- (http:\/\/127\.0\.0\.1:\d+)\/api\/apy)\s*$[\s\S]*Ctrl-C stops everything/m,
         "the pay command",
@@ -28,6 +28,22 @@ describe("npm start", () => {
       expect(paid.stdout).toContain("status: 200 OK");
       expect(paid.stdout).toMatch(/transaction: 0x[0-9a-f]{64}/);
       expect(paid.stdout).toContain('"aprPercent"');
+
+      const cborCommand =
+        /^\s*(npm run pay -- --cbor \S+\/api\/apy --facilitator http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(
+          printed!,
+        )?.[1];
+      expect(cborCommand).toBeDefined();
+      for (const alg of ["ed25519", "ml-dsa-65"]) {
+        const cbor = await promisify(exec)(`${cborCommand!} --alg ${alg}`, {
+          cwd: ROOT,
+          env: { ...process.env, npm_config_loglevel: "error" },
+        });
+        expect(cbor.stdout).toContain("status: 200 OK");
+        expect(cbor.stdout).toContain('"predicate": "was_paid"');
+        expect(cbor.stdout).toContain("receipt signature: valid");
+        expect(cbor.stdout).toContain('"aprPercent"');
+      }
 
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);
       expect(quote.status).toBe(402);
