@@ -42,12 +42,25 @@ function prepare(value: CborValue, at: string): unknown {
   if (value instanceof Map) {
     const entries = [...value.entries()].map(([key, item]) => {
       if (typeof key !== "string") throw new CborError("key_type", "map keys must be text", at);
-      return { key, bytes: encoder.encode(key), item: prepare(item, `${at}.${key}`) };
+      return { key, bytes: encodedKey(key), item: prepare(item, `${at}.${key}`) };
     });
     entries.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
     return new Map(entries.map(({ key, item }) => [key, item]));
   }
   throw new CborError("wrong_type", `cannot encode a ${typeof value}`, at);
+}
+
+// The profile's maps reuse a handful of keys: remember their encodings instead of encoding each time.
+const keyCache = new Map<string, Uint8Array>();
+const KEY_CACHE_LIMIT = 512;
+
+function encodedKey(key: string): Uint8Array {
+  let bytes = keyCache.get(key);
+  if (bytes === undefined) {
+    bytes = Uint8Array.from(encoder.encode(key));
+    if (keyCache.size < KEY_CACHE_LIMIT) keyCache.set(key, bytes);
+  }
+  return bytes;
 }
 
 /** cbor-x writes numbers below 2^32 in shortest form but widens bigints to 8 bytes: hand it the right one. */
