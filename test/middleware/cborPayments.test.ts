@@ -96,7 +96,8 @@ async function viaMiddleware(): Promise<Target> {
       res.json({ path: req.path, method: req.method });
     });
   });
-  const server: Server = createServer(app);
+  // Room for an oversized payment header, so that the paywall (not Node) answers 431.
+  const server: Server = createServer({ maxHeaderSize: 256 * 1024 }, app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -343,6 +344,25 @@ describe.each([
     expect((await first).status).toBe(200);
     expect(balance()).toBe(before! - PRICE);
     expect(target.served("/release")).toBe(1);
+  });
+
+  it("a PAYMENT-SIGNATURE over 64 KiB of CBOR is 431; a POST with a body is not a paid retry", async () => {
+    const huge = await postCborPayment(`${target.url}/quote`, "A".repeat(90_000));
+    expect(huge.status).toBe(431);
+    await huge.arrayBuffer();
+    const { offer } = await fetchCborOffer(`${target.url}/quote`);
+    const withBody = await fetch(`${target.url}/quote`, {
+      method: "POST",
+      headers: {
+        "content-type": CBOR,
+        "payment-signature": signedIntent(offer, ed25519, {}, { time: time() }),
+      },
+      body: "not empty",
+    });
+    // Not the GET's retry: POST /quote is unpriced, so it passes through untouched and unpaid.
+    expect(withBody.headers.get("payment-response")).toBeNull();
+    await withBody.arrayBuffer();
+    expect(target.lastSeen("/quote")).toMatchObject({ method: "POST", bodyBytes: 9 });
   });
 
   it("an unknown payment media type is 415", async () => {
