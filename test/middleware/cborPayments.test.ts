@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
 import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
@@ -9,6 +10,7 @@ import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { payCborRoute } from "../../src/payer/payCborRoute.js";
 import { decodePaymentRequest } from "../../src/protocol/cbor/PaymentRequest.js";
+import { decodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
@@ -290,6 +292,7 @@ describe.each([
       ["non-canonical CBOR", Buffer.from("b90000", "hex").toString("base64"), 400, "invalid_payment"],
     ];
     const [payerBefore, merchantBefore, settles] = [balance(), merchant(), cborFacilitator.calls.settle];
+    const verifies = cborFacilitator.calls.verify;
     const served = target.served("/quote");
     for (const [name, header, status, code] of cases) {
       const response = await postCborPayment(`${target.url}/quote`, header);
@@ -309,7 +312,36 @@ describe.each([
       merchantBefore,
       settles,
     ]);
+    expect(cborFacilitator.calls.verify, "the gateway's own checks refuse these").toBe(verifies);
     expect(target.served("/quote")).toBe(served);
+  });
+
+  it("property: random and mutated payments are refused (400/402) and never reach the facilitator or the handler", async () => {
+    const { offer } = await fetchCborOffer(`${target.url}/quote`);
+    const valid = Buffer.from(signedIntent(offer, ed25519, {}, { time: time() }), "base64");
+    const [verifies, served] = [cborFacilitator.calls.verify, target.served("/quote")];
+    // The stand-in proof is not signed and is the facilitator's to check: mutations elsewhere only.
+    const proofAt = valid.indexOf(Buffer.from(decodePaymentSignature(valid).starkProof));
+    const outsideProof = (at: number) => at < proofAt || at >= proofAt + 32;
+    const payments = fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 200 }),
+      fc
+        .tuple(fc.nat({ max: valid.length - 1 }).filter(outsideProof), fc.integer({ min: 1, max: 255 }))
+        .map(([at, xor]) => {
+          const copy = new Uint8Array(valid);
+          copy[at] = (copy[at] as number) ^ xor;
+          return copy;
+        }),
+    );
+    await fc.assert(
+      fc.asyncProperty(payments, async (bytes) => {
+        const response = await postCborPayment(`${target.url}/quote`, Buffer.from(bytes).toString("base64"));
+        await response.arrayBuffer();
+        expect([400, 402]).toContain(response.status);
+      }),
+      { numRuns: 60 },
+    );
+    expect([cborFacilitator.calls.verify, target.served("/quote")]).toEqual([verifies, served]);
   });
 
   it("an expired offer is refused as expired; a replayed intent as already used", async () => {
