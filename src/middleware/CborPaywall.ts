@@ -20,7 +20,7 @@ import type { Logger } from "./Logger.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { headerOf } from "./requestParts.js";
-import { sendError } from "./respond.js";
+import { addVary, sendError } from "./respond.js";
 
 export interface CborPaywallDeps {
   facilitator: CborFacilitator;
@@ -283,6 +283,7 @@ export class CborPaywall {
     );
     safely(() => this.deps.onError?.({ error, code: error.code, route: route.key }), this.deps.logger);
     if (res.headersSent) return;
+    addVary(res, "Accept");
     if (error.status !== 402) return sendError(res, error);
     sendCborPaymentRequired(res, this.offer(route).bytes, error);
   }

@@ -11,6 +11,7 @@ import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.
 import { payCborRoute } from "../../src/payer/payCborRoute.js";
 import { decodePaymentRequest } from "../../src/protocol/cbor/PaymentRequest.js";
 import { decodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
+import { decodeClaim, encodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
@@ -242,10 +243,21 @@ describe.each([
     const other = createSigningKey("ed25519");
     const cases: Array<[string, string, number, string]> = [
       [
-        "tampered intent",
+        "tampered context",
         signedIntent(offer, ed25519, {}, { time: time(), mutate: (b) => flipLast(b) }),
         402,
         "payment_mismatch",
+      ],
+      [
+        "tampered time (the signature no longer matches)",
+        signedIntent(
+          offer,
+          ed25519,
+          {},
+          { time: time(), mutate: (b) => encodeClaim({ ...decodeClaim(b), time: 1 }) },
+        ),
+        402,
+        "verification_failed",
       ],
       [
         "signed by another key",
