@@ -23,6 +23,9 @@ import { isUnknownSettleOutcome, SettlementUnknownError } from "./SettlementUnkn
 
 /** Headers some frameworks and upstreams read as the request's real method. */
 export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
+import type { CborPaywall } from "./CborPaywall.js";
+import { matchWithCborRetry, wantsCbor } from "./cborRouting.js";
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
@@ -47,6 +50,8 @@ export interface PaywallDeps {
   /** How long to keep asking the chain before answering `settlement_unknown`, in ms. */
   settlementCheckTimeoutMs: number;
   settlementCheckIntervalMs: number;
+  /** The `application/x402+cbor` path, when some route offers it. */
+  cbor?: CborPaywall | undefined;
 }
 
 /** A payment whose settlement outcome is unknown, with the response it pays for (mode `after`). */
@@ -141,7 +146,7 @@ export class Paywall {
     | { kind: "priced"; route: PricedRoute; path: string }
     | { kind: "invalid"; error: GatewayError } {
     const options = { refuseLenientReadings: this.deps.refuseLenientReadings };
-    const match = this.deps.routes.match(req.method, pathname, options);
+    const match = matchWithCborRetry(this.deps.routes, req, pathname, options);
     if (match.kind === "invalid") {
       const error = new GatewayError(
         "invalid_path",
@@ -183,7 +188,7 @@ export class Paywall {
         "unsupported_media_type",
         `payment format ${format.mediaType} is not supported`,
         {
-          details: { supported: ["application/json (base64 JSON headers)"] },
+          details: { supported: ["application/json (base64 JSON headers)", CBOR_MEDIA_TYPE] },
         },
       );
     }
@@ -203,6 +208,16 @@ export class Paywall {
         this.deps.logger.info({ route: route.key, payer: admitted.address }, "recognized payer let in");
         return next();
       }
+    }
+    if (this.deps.cbor && wantsCbor(req, route, format.format)) return this.deps.cbor.handle(exchange, next);
+    if (format.format === "cbor") {
+      throw new GatewayError(
+        "unsupported_media_type",
+        `this route does not take ${CBOR_MEDIA_TYPE} payments`,
+        {
+          details: { supported: ["application/json (base64 JSON headers)"] },
+        },
+      );
     }
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {

@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
+import { isCborFacilitator, type CborFacilitator } from "../facilitator/CborFacilitator.js";
 import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
 import { isFacilitatorClient, type FacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
@@ -8,6 +9,7 @@ import type { Request } from "express";
 import type { PaywallObserver } from "./PaywallObserver.js";
 import type { Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
+import { cborRouteSchema, cborSettingsSchema } from "./cborOptions.js";
 
 /** Defaults, written once. */
 export const DEFAULTS = {
@@ -90,10 +92,13 @@ export const routeSchema = z
     settle: z.enum(["after", "before"]).optional(),
     /** Let recognized payers in without paying; `false` turns a global default off for this route. */
     recognition: z.union([z.literal(false), recognitionSettingsSchema]).optional(),
+    /** Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`). */
+    cbor: cborRouteSchema.optional(),
   })
-  .refine((route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0, {
-    error: "a priced route needs `price` or a non-empty `accepts`",
-  });
+  .refine(
+    (route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0 || route.cbor !== undefined,
+    { error: "a priced route needs `price`, a non-empty `accepts`, or `cbor`" },
+  );
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** An asset the money-string parser may use, beyond the built-in table (e.g. a test token). */
@@ -179,6 +184,8 @@ export const paywallSettingsSchema = z.strictObject({
   refuseLenientReadings: z.boolean().default(true),
   /** Require HTTPS for priced routes (403 tls_required otherwise). */
   requireTls: z.boolean().default(false),
+  /** Shared settings of the routes that offer `application/x402+cbor`. */
+  cbor: cborSettingsSchema.optional(),
 });
 export type PaywallSettings = z.infer<typeof paywallSettingsSchema>;
 
@@ -234,6 +241,10 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   now: fn<() => number>("now").optional(),
   /** `fetch` used for outbound calls. */
   fetch: fn<typeof fetch>("fetch").optional(),
+  /** A CBOR facilitator to use instead of `cbor.facilitator` / `facilitator` for CBOR payments. */
+  cborFacilitator: z
+    .custom<CborFacilitator>(isCborFacilitator, { error: "expected verifyCbor/settleCbor" })
+    .optional(),
 });
 export type X402Options = z.input<typeof x402OptionsSchema>;
 export type ResolvedX402Options = z.output<typeof x402OptionsSchema>;

@@ -18,6 +18,9 @@ import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
 import { Paywall } from "./Paywall.js";
 import { BaseError } from "../common/BaseError.js";
+import { CborPaywall } from "./CborPaywall.js";
+import { CBOR_DEFAULTS } from "./cborOptions.js";
+import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
 
 /** A wrong option: thrown by `x402()` at start-up, naming every offending key. */
 export class X402OptionsError extends BaseError {
@@ -74,6 +77,7 @@ export function x402(options: X402Options): X402Middleware {
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
   const { requireTls } = settings;
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
+  const cbor = buildCborPaywall(settings, routes, { facilitator, ledger, logger, now });
 
   const paywall = new Paywall({
     routes,
@@ -94,6 +98,7 @@ export function x402(options: X402Options): X402Middleware {
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
+    cbor,
   });
 
   let support: Promise<SupportReport> | undefined;
@@ -123,6 +128,7 @@ function compileRoutes(settings: ResolvedX402Options): RouteTable {
       network: settings.network,
       maxTimeoutSeconds: settings.maxTimeoutSeconds,
       assets: new AssetTable(settings.assets ?? []),
+      cbor: settings.cbor,
     });
   } catch (error) {
     if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
@@ -174,6 +180,36 @@ function buildSettlementChecker(
     );
   }
   return checker;
+}
+
+/** The CBOR path, when a route offers CBOR: its facilitator is `cborFacilitator`, `cbor.facilitator`, or the JSON one. */
+function buildCborPaywall(
+  settings: ResolvedX402Options,
+  routes: RouteTable,
+  deps: { facilitator: Facilitator; ledger: PaymentLedger; logger: Logger; now: () => number },
+): CborPaywall | undefined {
+  if (!routes.routes.some((route) => route.cbor !== undefined)) return undefined;
+  const cborSettings = settings.cbor?.facilitator;
+  const facilitator =
+    settings.cborFacilitator ??
+    (cborSettings ? new HttpFacilitator({ ...cborSettings, fetch: settings.fetch }) : deps.facilitator);
+  if (!isCborFacilitator(facilitator)) {
+    throw new X402OptionsError([
+      "cbor: routes offer application/x402+cbor but the facilitator instance has no verifyCbor/settleCbor: set cbor.facilitator or cborFacilitator",
+    ]);
+  }
+  return new CborPaywall({
+    facilitator,
+    ledger: deps.ledger,
+    logger: deps.logger,
+    observer: settings.observer ?? {},
+    onPaid: settings.onPaid,
+    onError: settings.onError,
+    now: deps.now,
+    maxHeldResponseBytes: settings.maxHeldResponseBytes,
+    reservationTtlMs: settings.reservationTtlMs,
+    skewSeconds: settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds,
+  });
 }
 
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {

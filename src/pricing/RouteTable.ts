@@ -1,8 +1,10 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { RouteConfig } from "../middleware/options.js";
+import { CBOR_DEFAULTS } from "../middleware/cborOptions.js";
 import { compileRoutePattern, patternMatches, type RoutePattern } from "./compileRoutePattern.js";
 import { lenientReadings } from "./lenientReadings.js";
 import { normalizePath, type PathRejection } from "./normalizePath.js";
+import { resolveCborOffer, type CborPricingDefaults, type CborRouteOffer } from "./resolveCborOffer.js";
 import { resolvePaymentOptions, type PricingDefaults } from "./resolvePaymentOptions.js";
 import { BaseError } from "../common/BaseError.js";
 
@@ -14,6 +16,8 @@ export interface PricedRoute {
   /** What the 402 offer lists, in order; also what a payment is matched against. */
   requirements: PaymentRequirements[];
   settle: "after" | "before";
+  /** The route's `application/x402+cbor` offer, when it has one. */
+  cbor?: CborRouteOffer | undefined;
 }
 
 export type RouteMatch =
@@ -30,11 +34,16 @@ export class RouteConfigError extends BaseError {
   }
 }
 
+const CBOR_PRICING_DEFAULTS: CborPricingDefaults = { deadlineSeconds: CBOR_DEFAULTS.deadlineSeconds };
+
 /** The route table: which requests cost what. Pure; matching is linear in the number of routes. */
 export class RouteTable {
   readonly routes: readonly PricedRoute[];
 
-  constructor(routes: Record<string, RouteConfig>, defaults: PricingDefaults) {
+  constructor(
+    routes: Record<string, RouteConfig>,
+    defaults: PricingDefaults & { cbor?: CborPricingDefaults | undefined },
+  ) {
     const compiled: PricedRoute[] = [];
     for (const [key, config] of Object.entries(routes)) {
       let pattern: RoutePattern;
@@ -49,7 +58,13 @@ export class RouteTable {
       } catch (error) {
         throw new RouteConfigError(key, (error as Error).message);
       }
-      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after" });
+      let cbor: CborRouteOffer | undefined;
+      try {
+        cbor = config.cbor && resolveCborOffer(key, config.cbor, defaults.cbor ?? CBOR_PRICING_DEFAULTS);
+      } catch (error) {
+        throw new RouteConfigError(key, (error as Error).message);
+      }
+      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after", cbor });
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);

@@ -1,7 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { HttpFacilitator } from "../../src/facilitator/HttpFacilitator.js";
 import { readLimited, ReplyTooLargeError } from "../../src/facilitator/readLimited.js";
+import { GatewayError } from "../../src/protocol/errors.js";
+import { evmPayment, usdcRequirements } from "../support/payments.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -49,5 +52,21 @@ describe("readLimited", () => {
   it("refuses a declared Content-Length over the limit without reading", async () => {
     const response = new Response("x".repeat(10), { headers: { "content-length": "10" } });
     await expect(readLimited(response, 9)).rejects.toBeInstanceOf(ReplyTooLargeError);
+  });
+
+  it("HttpFacilitator: a facilitator that answers /settle endlessly is a malformed reply (502 facilitator_error), not 'unreachable'", async () => {
+    const { url } = await streaming("x".repeat(16 * 1024), 100_000);
+    const facilitator = new HttpFacilitator({ url });
+    const requirements = usdcRequirements("1000");
+    const error = await facilitator.settle(evmPayment(requirements), requirements).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(GatewayError);
+    // "malformed" keeps the outcome unknown (resolved on chain); "unreachable" would release the payment.
+    expect([(error as GatewayError).code, (error as GatewayError).details.reason]).toEqual([
+      "facilitator_error",
+      "malformed",
+    ]);
   });
 });

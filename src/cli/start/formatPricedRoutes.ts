@@ -13,7 +13,9 @@ export function formatPricedRoutes(
   const priceOf = (route: PricedRoute) => {
     const first = route.requirements[0];
     const schemes = [...new Set(route.requirements.map((option) => option.scheme))].join(" or ");
-    return first ? `${units(first.amount)} ${symbol} (${first.amount} units, ${schemes})` : "";
+    const json = first ? `${units(first.amount)} ${symbol} (${first.amount} units, ${schemes})` : "";
+    const cbor = route.cbor ? ` + x402+cbor ${route.cbor.amount} ${route.cbor.currency} units` : "";
+    return `${json}${cbor}`;
   };
   const priceWidth = Math.max(...routes.map((route) => priceOf(route).length));
   return [...routes]
