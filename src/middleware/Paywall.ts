@@ -12,6 +12,7 @@ import { decodePaymentHeader } from "./decodePaymentHeader.js";
 import { holdResponse } from "./holdResponse.js";
 import type { Logger } from "./Logger.js";
 import { matchRequirements } from "./matchRequirements.js";
+import { isNormalized } from "./normalizedRequests.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
@@ -70,7 +71,9 @@ export class Paywall {
 
   readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { pathname, search } = splitUrl(req.url);
-    const match = this.deps.routes.match(req.method, pathname);
+    const match = isNormalized(req)
+      ? this.deps.routes.matchNormalized(req.method, pathname)
+      : this.deps.routes.match(req.method, pathname);
     if (match.kind === "free") return next();
     if (match.kind === "invalid") {
       const error = new GatewayError("invalid_path", "the path has an ambiguous encoding (encoded / or \\)", {

@@ -75,8 +75,13 @@ export class RouteTable {
       if (lenient.ok && this.find(upper, lenient.path)) return { kind: "invalid", reason: normalized.reason };
       return { kind: "free" };
     }
-    const route = this.find(upper, normalized.path);
-    return route ? { kind: "priced", route, path: normalized.path } : { kind: "free" };
+    return this.matchNormalized(upper, normalized.path);
+  }
+
+  /** Match a path already normalised by {@link normalizePath} (the gateway does it once per request). */
+  matchNormalized(method: string, path: string): RouteMatch {
+    const route = this.find(method.toUpperCase(), path);
+    return route ? { kind: "priced", route, path } : { kind: "free" };
   }
 
   private find(method: string, path: string): PricedRoute | undefined {

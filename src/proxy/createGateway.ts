@@ -19,6 +19,7 @@ import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetric
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
+import { precomputeHeaders } from "./precomputeHeaders.js";
 
 /** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
 export type GatewayPaywall = RequestHandler & {
@@ -94,15 +95,17 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   });
   // A JSON API: nothing to load or frame, so the strictest CSP; CORP cross-origin because the priced
   // resources are meant to be fetched by clients on any origin (wallet apps, agents), and a paid answer
-  // blocked by the browser would be a payment for nothing.
+  // blocked by the browser would be a payment for nothing. The policy is static: computed once.
   app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-      },
-      crossOriginResourcePolicy: { policy: "cross-origin" },
-    }),
+    precomputeHeaders(
+      helmet({
+        contentSecurityPolicy: {
+          useDefaults: false,
+          directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+        },
+        crossOriginResourcePolicy: { policy: "cross-origin" },
+      }),
+    ),
   );
 
   app.use(allowCrossOrigin(cors));
@@ -210,6 +213,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
             // Only once every settlement is done: the ledger (Redis) is still needed until then.
             void (paywall.close?.() ?? Promise.resolve())
               .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
+              .then(() => new Promise<void>((flushed) => logger.flush(() => flushed())))
               .then(() => resolve());
           });
           server.closeIdleConnections();

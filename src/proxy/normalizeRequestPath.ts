@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { markNormalized } from "../middleware/normalizedRequests.js";
 import { sendError } from "../middleware/respond.js";
 import { normalizePath } from "../pricing/normalizePath.js";
 import { GatewayError } from "../protocol/errors.js";
@@ -26,6 +27,7 @@ export function normalizeRequestPath(): RequestHandler {
       );
     }
     req.url = normalized.path + search;
+    markNormalized(req);
     next();
   };
 }
