@@ -20,6 +20,12 @@ import { headerOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
 import { SettlementFailed } from "./SettlementFailed.js";
 
+/** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
+const PAYMENT_REQUIRED_ERROR = new GatewayError(
+  "payment_required",
+  "this resource costs a payment: see PAYMENT-REQUIRED",
+);
+
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
   routes: RouteTable;
@@ -138,11 +144,7 @@ export class Paywall {
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
-      return sendPaymentRequired(
-        exchange.res,
-        new GatewayError("payment_required", "this resource costs a payment: see PAYMENT-REQUIRED"),
-        await exchange.offer(),
-      );
+      return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
     }
     const verified = await this.verify(exchange, decodePaymentHeader(header));
     if (route.settle === "before") {

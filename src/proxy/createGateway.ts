@@ -13,6 +13,7 @@ import { x402 } from "../middleware/x402.js";
 import { GatewayError } from "../protocol/errors.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
 import { checkReadiness } from "./checkReadiness.js";
+import { composeMiddleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
@@ -88,27 +89,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", trustProxy.length > 0 ? trustProxy : false);
-  app.use(createAccessLog({ logger, onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds) }));
-  app.use((_req, res, next) => {
+  const accessLog = createAccessLog({
+    logger,
+    onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds),
+  });
+  const closeWhileDraining: RequestHandler = (_req, res, next) => {
     if (draining) res.setHeader("Connection", "close");
     next();
-  });
+  };
   // A JSON API: nothing to load or frame, so the strictest CSP; CORP cross-origin because the priced
   // resources are meant to be fetched by clients on any origin (wallet apps, agents), and a paid answer
   // blocked by the browser would be a payment for nothing. The policy is static: computed once.
-  app.use(
-    precomputeHeaders(
-      helmet({
-        contentSecurityPolicy: {
-          useDefaults: false,
-          directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-        },
-        crossOriginResourcePolicy: { policy: "cross-origin" },
-      }),
-    ),
+  const securityHeaders = precomputeHeaders(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      crossOriginResourcePolicy: { policy: "cross-origin" },
+    }),
   );
-
-  app.use(allowCrossOrigin(cors));
+  // One router layer for what every request goes through first.
+  app.use(composeMiddleware(accessLog, closeWhileDraining, securityHeaders, allowCrossOrigin(cors)));
 
   app.get("/healthz", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
@@ -127,9 +129,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     });
   }
 
-  app.use(normalizeRequestPath());
-  app.use(limitRequestBody(limits.maxBodyBytes));
-  app.use(paywall);
+  app.use(composeMiddleware(normalizeRequestPath(), limitRequestBody(limits.maxBodyBytes), paywall));
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
   const byPrefix = [...upstreams].sort((a, b) => b.prefix.length - a.prefix.length);
   for (const upstream of byPrefix) {
