@@ -5,7 +5,36 @@ import autocannon, { type AutocannonRequest } from "autocannon";
 import type { ContenderName, ContenderOptions } from "./contenders.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-export const PROFILE_DIR = join(HERE, "..", ".cache", "profiles");
+const CACHE = join(HERE, "..", ".cache");
+export const PROFILE_DIR = join(CACHE, "profiles");
+
+let bundles: Promise<void> | undefined;
+
+/**
+ * Servers run as plain `node` on an esbuild bundle of their entry (dependencies left external), as a
+ * deployed build would: no TypeScript loader thread in the measured process, its CPU or its memory.
+ */
+export function bundleServers(): Promise<void> {
+  return (bundles ??= (async () => {
+    const { build } = await import("esbuild");
+    await build({
+      entryPoints: {
+        "bench-serve": join(HERE, "serve.ts"),
+        "bench-cli": join(HERE, "..", "src", "cli", "x402-gateway.ts"),
+      },
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      outdir: CACHE,
+      outExtension: { ".js": ".mjs" },
+      logLevel: "warning",
+    });
+  })());
+}
+
+/** Where the bundled `x402-gateway` CLI is, once {@link bundleServers} has run. */
+export const BUNDLED_CLI = join(CACHE, "bench-cli.mjs");
 
 /** A contender running in its own process (never the load generator's). */
 export interface ServerProcess {
@@ -35,16 +64,15 @@ function once<T>(child: ChildProcess, pick: (message: unknown) => T | undefined,
   });
 }
 
-/** Start `serve.ts <name>` with tsx; `profile` adds `--cpu-prof` (written to `.cache/profiles` on close). */
+/** Start `serve.ts <name>` (bundled); `profile` adds `--cpu-prof` (written to `.cache/profiles` on close). */
 export async function startServer(
   name: ContenderName,
   options: ContenderOptions = {},
   profile = false,
-  script = "serve.ts",
-  args: string[] = [],
 ): Promise<ServerProcess> {
-  const execArgv = ["--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
-  const child = fork(join(HERE, script), [name, JSON.stringify(options), ...args], {
+  await bundleServers();
+  const execArgv = profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const child = fork(join(CACHE, "bench-serve.mjs"), [name, JSON.stringify(options)], {
     execArgv,
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
