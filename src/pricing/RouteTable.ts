@@ -1,7 +1,8 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { RouteConfig } from "../middleware/options.js";
-import { compileRoutePattern, patternMatches, type RoutePattern } from "./compileRoutePattern.js";
+import { compileRoutePattern, type RoutePattern } from "./compileRoutePattern.js";
 import { normalizePath, type PathRejection } from "./normalizePath.js";
+import { RouteIndex } from "./RouteIndex.js";
 import { resolvePaymentOptions, type PricingDefaults } from "./resolvePaymentOptions.js";
 
 /** A priced route, compiled once at start-up. */
@@ -29,7 +30,7 @@ export class RouteConfigError extends Error {
   }
 }
 
-/** The route table: which requests cost what. Pure; matching is linear in the number of routes. */
+/** The route table: which requests cost what. Pure; matching looks only at routes whose literals fit the path. */
 export class RouteTable {
   readonly routes: readonly PricedRoute[];
 
@@ -52,11 +53,10 @@ export class RouteTable {
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);
-    this.firstSegments = firstSegmentsOf(this.routes);
+    this.index = new RouteIndex(this.routes.map((route) => ({ pattern: route.pattern, value: route })));
   }
 
-  /** First path segments some route can match; undefined when a route starts with a param or a bare `*`. */
-  private readonly firstSegments: ReadonlySet<string> | undefined;
+  private readonly index: RouteIndex<PricedRoute>;
 
   /**
    * Match a request. A path that cannot be normalised is `invalid` only if some reading of it would
@@ -86,22 +86,7 @@ export class RouteTable {
 
   private find(method: string, path: string): PricedRoute | undefined {
     if (this.routes.length === 0) return undefined;
-    if (this.firstSegments) {
-      const end = path.indexOf("/", 1);
-      const first = path.slice(1, end === -1 ? undefined : end).toLowerCase();
-      if (!this.firstSegments.has(first)) return undefined;
-    }
     const segments = path === "/" ? [] : path.slice(1).toLowerCase().split("/");
-    return this.routes.find((route) => patternMatches(route.pattern, method, segments));
+    return this.index.find(method, segments);
   }
-}
-
-function firstSegmentsOf(routes: readonly PricedRoute[]): ReadonlySet<string> | undefined {
-  const firsts = new Set<string>();
-  for (const { pattern } of routes) {
-    const first = pattern.segments[0];
-    if (first === null || (first === undefined && pattern.wildcard)) return undefined;
-    firsts.add(first ?? "");
-  }
-  return firsts;
 }
