@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ROUTE, type SignedPayload } from "./contenders.js";
 import { runHttpScenario, type HttpScenario } from "./httpScenario.js";
+import { codecScenario, recognitionScenario, routeTableScenario } from "./microScenarios.js";
 import { loadPaymentPool } from "./paymentPool.js";
 import type { BenchSettings, Section } from "./Section.js";
 
@@ -84,6 +85,9 @@ const SCENARIOS: Scenario[] = [
     run: (settings: BenchSettings, pool: () => Promise<SignedPayload[]>) =>
       runHttpScenario(scenario, settings, pool),
   })),
+  { id: "4", run: routeTableScenario },
+  { id: "5", run: recognitionScenario },
+  { id: "6", run: codecScenario },
 ];
 
 function render(sections: Section[], settings: BenchSettings, quick: boolean, seconds: number): string {
