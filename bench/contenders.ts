@@ -32,6 +32,8 @@ export interface ContenderOptions {
   upstreamUrl?: string;
   /** The gateway's access log: on stdout at `info` (as deployed), or silent (tests). */
   log?: "stdout" | "silent";
+  /** The instant facilitator's settlement takes this long instead (to hold responses). */
+  settleDelayMs?: number;
 }
 
 type Start = (options: ContenderOptions) => Promise<RunningContender>;
@@ -60,6 +62,17 @@ export const instantFacilitator: Facilitator = {
   }),
   supported: async () => SUPPORTED,
 };
+
+/** The instant facilitator, but settling after `ms`. */
+function slowSettling(ms: number): Facilitator {
+  return {
+    ...instantFacilitator,
+    settle: async (payment, requirements) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return instantFacilitator.settle(payment, requirements);
+    },
+  };
+}
 
 /** The same instant facilitator, shaped as the official packages' client. */
 const instantFacilitatorClient = {
@@ -124,6 +137,15 @@ export const contenders = {
       res.end(UPSTREAM_BODY);
     }),
 
+  /** An upstream answering 64 KiB: what a held (paid, not yet settled) response weighs. */
+  "upstream-64k": async () => {
+    const body = Buffer.alloc(64 * 1024, "x");
+    return serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
+      res.end(body);
+    });
+  },
+
   /** Floor: `node:http` answering a constant 402 with a precomputed header. */
   "bare-http-402": async () => {
     const offer = await precomputedOffer();
@@ -179,7 +201,7 @@ export const contenders = {
   },
 
   /** `x402-gateway serve`'s app in front of the upstream, with its access log, metrics and helmet on. */
-  gateway: async ({ upstreamUrl = "http://127.0.0.1:9", log = "stdout" }) => {
+  gateway: async ({ upstreamUrl = "http://127.0.0.1:9", log = "stdout", settleDelayMs }) => {
     const config = gatewayConfigSchema.parse({
       facilitator: { url: "http://127.0.0.1:9" },
       payTo: PAY_TO,
@@ -190,7 +212,8 @@ export const contenders = {
       limits: { drainTimeoutMs: 0 },
     });
     const logger = log === "stdout" ? createGatewayLogger("info") : silent();
-    const gateway = createGateway(config, { logger, paywallOverrides: { facilitator: instantFacilitator } });
+    const facilitator = settleDelayMs ? slowSettling(settleDelayMs) : instantFacilitator;
+    const gateway = createGateway(config, { logger, paywallOverrides: { facilitator } });
     const running = await gateway.listen();
     return { url: running.url, close: () => running.close() };
   },

@@ -110,6 +110,8 @@ export interface LoadOptions {
   url: string;
   connections: number;
   seconds: number;
+  /** Stop after this many requests instead (each connection sends one after another). */
+  amount?: number;
   expectStatus: number;
   /** A header value per request (distinct payments); requests without one reuse nothing. */
   nextHeaders?: () => Record<string, string>;
@@ -131,6 +133,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.amount ? { amount: options.amount } : {}),
     timeout: 10,
     ...(requests ? { requests } : {}),
   });

@@ -7,6 +7,7 @@ import { ROUTE, type SignedPayload } from "./contenders.js";
 import { runHttpScenario, type HttpScenario } from "./httpScenario.js";
 import { codecScenario, recognitionScenario, routeTableScenario } from "./microScenarios.js";
 import { loadPaymentPool } from "./paymentPool.js";
+import { coresScenario, memoryScenario } from "./systemScenarios.js";
 import type { BenchSettings, Section } from "./Section.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -88,6 +89,8 @@ const SCENARIOS: Scenario[] = [
   { id: "4", run: routeTableScenario },
   { id: "5", run: recognitionScenario },
   { id: "6", run: codecScenario },
+  { id: "7", run: memoryScenario },
+  { id: "8", run: coresScenario },
 ];
 
 function render(sections: Section[], settings: BenchSettings, quick: boolean, seconds: number): string {
@@ -139,7 +142,7 @@ async function main(): Promise<number> {
   const settings: BenchSettings = {
     connections: 50,
     seconds: quick ? 2 : 5,
-    warmupSeconds: quick ? 1 : 2,
+    warmupSeconds: 1,
     rounds: 3,
     payments: quick ? 20_000 : 60_000,
     profile: values.profile,
