@@ -43,21 +43,35 @@ export class RouteIndex<T> {
 
   /** The first pattern matching an upper-case method and a normalised, lower-cased path's segments. */
   find(method: string, segments: readonly string[]): T | undefined {
-    let best: Entry<T> | undefined;
-    const consider = (entries: Entry<T>[]) => {
-      for (const entry of entries) {
-        if (best !== undefined && entry.order >= best.order) continue;
-        if (patternMatches(entry.pattern, method, segments)) best = entry;
-      }
-    };
-    const visit = (at: Node<T>, depth: number): void => {
-      consider(at.wildcard);
-      if (depth === segments.length) return consider(at.exact);
-      const literal = at.literals.get(segments[depth] as string);
-      if (literal) visit(literal, depth + 1);
-      if (at.param) visit(at.param, depth + 1);
-    };
-    visit(this.root, 0);
-    return best?.value;
+    return this.visit(this.root, 0, method, segments, undefined)?.value;
   }
+
+  private visit(
+    at: Node<T>,
+    depth: number,
+    method: string,
+    segments: readonly string[],
+    best: Entry<T> | undefined,
+  ): Entry<T> | undefined {
+    best = earliest(at.wildcard, method, segments, best);
+    if (depth === segments.length) return earliest(at.exact, method, segments, best);
+    const literal = at.literals.get(segments[depth] as string);
+    if (literal) best = this.visit(literal, depth + 1, method, segments, best);
+    if (at.param) best = this.visit(at.param, depth + 1, method, segments, best);
+    return best;
+  }
+}
+
+/** The earlier of `best` and the first of `entries` that matches. */
+function earliest<T>(
+  entries: Entry<T>[],
+  method: string,
+  segments: readonly string[],
+  best: Entry<T> | undefined,
+): Entry<T> | undefined {
+  for (const entry of entries) {
+    if (best !== undefined && entry.order >= best.order) continue;
+    if (patternMatches(entry.pattern, method, segments)) best = entry;
+  }
+  return best;
 }
