@@ -168,10 +168,10 @@ async function main(): Promise<number> {
   const quick = values.quick === true;
   const settings: BenchSettings = {
     connections: 50,
-    seconds: quick ? 2 : 5,
+    seconds: quick ? 2 : 4,
     warmupSeconds: 1,
     rounds: 3,
-    payments: quick ? 20_000 : 60_000,
+    payments: quick ? 20_000 : 40_000,
     profile: values.profile,
     log: (line) => console.log(line),
   };

@@ -65,7 +65,11 @@ export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Pro
         return;
       }
       stopping = true;
-      for (const worker of alive()) worker.send(DRAIN_MESSAGE);
+      // A worker still starting has nothing to drain and would not hear the message yet.
+      for (const worker of alive()) {
+        if (listening.has(worker.id)) worker.send(DRAIN_MESSAGE);
+        else worker.process.kill("SIGTERM");
+      }
       if (alive().length === 0) resolve(failed ? 1 : 0);
     };
     process.on("SIGTERM", stop);
