@@ -112,6 +112,8 @@ export interface LoadOptions {
   seconds: number;
   /** Stop after this many requests instead (each connection sends one after another). */
   amount?: number;
+  /** A response slower than this counts as an error; 10 s by default. */
+  timeoutSeconds?: number;
   expectStatus: number;
   /** A header value per request (distinct payments); requests without one reuse nothing. */
   nextHeaders?: () => Record<string, string>;
@@ -134,7 +136,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.seconds,
     ...(options.amount ? { amount: options.amount } : {}),
-    timeout: 10,
+    timeout: options.timeoutSeconds ?? 10,
     ...(requests ? { requests } : {}),
   });
   const expected = result.statusCodeStats[String(options.expectStatus)]?.count ?? 0;

@@ -84,7 +84,7 @@ export async function routeTableScenario(settings: BenchSettings): Promise<Secti
   // Interleaved rounds, like the HTTP contenders, so a busy moment on the machine hits every size alike.
   const samples = new Map(cases.map((c) => [c, [] as number[]]));
   const warmup = 3;
-  for (let round = 0; round < warmup + settings.rounds * 3; round++) {
+  for (let round = 0; round < warmup + settings.rounds * 5; round++) {
     for (const c of cases) {
       const started = performance.now();
       matchLoop(c.table, c.path, batch);

@@ -32,14 +32,16 @@ export async function memoryScenario(
     const offer = decodeBase64Json(response.headers.get("payment-required") ?? "") as {
       accepts: PaymentRequirements[];
     };
-    // Payments from the end of the pool: the HTTP scenarios' servers are gone, but stay clear anyway.
-    const payments = (await pool()).slice(-count).map((signed) => paymentHeader(offer, signed));
+    // autocannon builds a request per connection before it starts, so more payments than requests are
+    // drawn: give it enough that none is drawn twice.
+    const payments = (await pool()).slice(-4 * count).map((signed) => paymentHeader(offer, signed));
     let next = 0;
     const result = await load({
       url: gateway.url + ROUTE,
       connections: count,
       seconds: 30,
       amount: count,
+      timeoutSeconds: 60,
       expectStatus: 200,
       nextHeaders: () => ({ "payment-signature": payments[next++ % payments.length] as string }),
     });
