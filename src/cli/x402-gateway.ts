@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import cluster from "node:cluster";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config/ConfigError.js";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
 import { loadConfig } from "../config/loadConfig.js";
 import type { CommandIo } from "./recognize.js";
+import { DRAIN_MESSAGE, parseWorkers, servePrimary } from "./serveWorkers.js";
 
 const USAGE = `Usage: x402-gateway <command> [options]
 
@@ -17,7 +19,7 @@ Commands:
 
 Run \`x402-gateway <command> --help\` for a command's options.`;
 
-const SERVE_USAGE = `Usage: x402-gateway serve --config <file> [--port <n>] [--host <addr>]
+const SERVE_USAGE = `Usage: x402-gateway serve --config <file> [--port <n>] [--host <addr>] [--workers <n>|auto]
 
 Runs the gateway described by <file> (YAML or JSON; \${VAR} and \${VAR:-default} read the environment).
 Prints "x402-gateway listening on <url>", then one JSON log line per request.
@@ -27,6 +29,9 @@ exit 0.
   --config  the config file (required); e.g. config/gateway.yaml
   --port    overrides listen.port (0 picks a free port)
   --host    overrides listen.host
+  --workers processes sharing the port (Node cluster; default 1, auto = one per core). More than one
+            needs a shared ledger (ledger: { type: redis, ... }), or a payment could pay once per worker.
+            SIGTERM/SIGINT drain every worker.
   --help    this text
 
 Exit status: 0 after a clean shutdown, 1 when the config is invalid or the port cannot be bound, 2 on a usage error.`;
@@ -89,6 +94,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
         config: { type: "string" },
         port: { type: "string" },
         host: { type: "string" },
+        workers: { type: "string" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -106,6 +112,16 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     return usageError(io, "serve", `--port must be a number, got ${args.port}`, SERVE_USAGE);
   }
 
+  const workers = parseWorkers(args.workers);
+  if (workers === undefined) {
+    return usageError(
+      io,
+      "serve",
+      `--workers must be a positive number or auto, got ${args.workers}`,
+      SERVE_USAGE,
+    );
+  }
+
   let config: GatewayConfig;
   try {
     config = await loadConfig(args.config);
@@ -116,13 +132,29 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
   if (args.port !== undefined) config.listen.port = Number(args.port);
   if (args.host !== undefined) config.listen.host = args.host;
+  if (workers > 1 && config.ledger.type !== "redis") {
+    io.stderr.write(
+      `x402-gateway serve: --workers ${workers} needs a shared ledger: set ledger: { type: redis, url: ... } in ${args.config}. ` +
+        "With one in-memory ledger per worker, a payment could pay once per worker.\n",
+    );
+    return 1;
+  }
+  if (workers > 1 && cluster.isPrimary) {
+    const scheme = config.listen.tls ? "https" : "http";
+    return servePrimary({ workers, scheme, host: config.listen.host, io });
+  }
 
   // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
   const { createGateway } = await import("../proxy/createGateway.js");
   const { X402OptionsError } = await import("../middleware/x402.js");
+  const { createGatewayLogger } = await import("../proxy/createGatewayLogger.js");
+  // A worker's log lines say which worker wrote them.
+  const logger = cluster.isWorker
+    ? createGatewayLogger(config.logging.level).child({ worker: cluster.worker?.id })
+    : undefined;
   let gateway;
   try {
-    gateway = createGateway(config);
+    gateway = createGateway(config, logger ? { logger } : {});
   } catch (error) {
     if (!(error instanceof X402OptionsError)) throw error;
     io.stderr.write(`invalid config ${args.config}:\n${error.problems.join("\n")}\n`);
@@ -137,11 +169,13 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     );
     return 1;
   }
-  io.stdout.write(`x402-gateway listening on ${running.url}\n`);
+  if (cluster.isPrimary) io.stdout.write(`x402-gateway listening on ${running.url}\n`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
+      // A worker hears from the primary and maybe from the terminal too: once is enough.
+      if (stopping && cluster.isWorker) return;
       if (stopping) {
         gateway.logger.warn({ signal }, "second signal: exiting without waiting");
         return resolve(1);
@@ -152,6 +186,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
+    if (cluster.isWorker) process.on("message", (message) => message === DRAIN_MESSAGE && stop("SIGTERM"));
   });
 }
 

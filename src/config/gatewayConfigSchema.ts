@@ -13,6 +13,8 @@ export const GATEWAY_DEFAULTS = {
   port: 8402,
   upstreamConnectTimeoutMs: 10_000,
   upstreamTimeoutMs: 60_000,
+  upstreamMaxSockets: 256,
+  upstreamMaxFreeSockets: 256,
   maxBodyBytes: 1024 * 1024,
   /** Node's `maxHeaderSize`: room for CBOR payments (64 KiB) plus ordinary headers. */
   maxHeaderBytes: 64 * 1024,
@@ -61,6 +63,10 @@ export const upstreamSettingsSchema = z.strictObject({
   connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs),
   /** How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout. */
   timeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamTimeoutMs),
+  /** Most connections open to this upstream at once; further requests wait for a free one. */
+  maxSockets: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamMaxSockets),
+  /** Most idle keep-alive connections kept open to this upstream for reuse. */
+  maxFreeSockets: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets),
   /** Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable. */
   healthPath: z.string().startsWith("/").optional(),
 });

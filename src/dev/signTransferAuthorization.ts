@@ -28,7 +28,7 @@ export interface SignedTransferAuthorization {
 }
 
 /** The fields both EIP-3009 authorization types sign. */
-const AUTHORIZATION_FIELDS = [
+export const AUTHORIZATION_FIELDS = [
   { name: "from", type: "address" },
   { name: "to", type: "address" },
   { name: "value", type: "uint256" },

@@ -12,6 +12,7 @@ import { decodePaymentHeader } from "./decodePaymentHeader.js";
 import { holdResponse, type HeldSnapshot } from "./holdResponse.js";
 import type { Logger } from "../common/Logger.js";
 import { matchRequirements } from "./matchRequirements.js";
+import { isNormalized } from "./normalizedRequests.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
@@ -26,6 +27,12 @@ export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method
 import type { CborPaywall } from "./CborPaywall.js";
 import { matchWithCborRetry, wantsCbor } from "./cborRouting.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+
+/** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
+const PAYMENT_REQUIRED_ERROR = new GatewayError(
+  "payment_required",
+  "this resource costs a payment: see PAYMENT-REQUIRED",
+);
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
@@ -146,7 +153,13 @@ export class Paywall {
     | { kind: "priced"; route: PricedRoute; path: string }
     | { kind: "invalid"; error: GatewayError } {
     const options = { refuseLenientReadings: this.deps.refuseLenientReadings };
-    const match = matchWithCborRetry(this.deps.routes, req, pathname, options);
+    // The gateway has normalised the path already: match it as it is, without a second pass.
+    const normalized = isNormalized(req);
+    const matchAs = (method: string) =>
+      normalized
+        ? this.deps.routes.matchNormalized(method, pathname, options)
+        : this.deps.routes.match(method, pathname, options);
+    const match = matchWithCborRetry(matchAs, req);
     if (match.kind === "invalid") {
       const error = new GatewayError(
         "invalid_path",
@@ -160,7 +173,7 @@ export class Paywall {
       if (value === undefined) continue;
       for (const method of value.split(",").map((part) => part.trim().toUpperCase())) {
         if (method === "" || method === req.method.toUpperCase()) continue;
-        const other = this.deps.routes.match(method, pathname, options);
+        const other = matchAs(method);
         const same =
           other.kind === match.kind &&
           (other.kind !== "priced" || match.kind !== "priced" || other.route === match.route);
@@ -222,11 +235,7 @@ export class Paywall {
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
-      return sendPaymentRequired(
-        exchange.res,
-        new GatewayError("payment_required", "this resource costs a payment: see PAYMENT-REQUIRED"),
-        await exchange.offer(),
-      );
+      return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
     }
     const payment = decodePaymentHeader(header);
     const pending = this.pendingFor(paymentIdentity(payment));

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import type { PricedRoute, RouteMatch, RouteTable } from "../pricing/RouteTable.js";
+import type { PricedRoute, RouteMatch } from "../pricing/RouteTable.js";
 import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
 import { negotiatePaymentFormat, type PaymentFormat } from "../protocol/negotiatePaymentFormat.js";
 import { preferredOfferFormat } from "../protocol/preferredOfferFormat.js";
@@ -10,15 +10,10 @@ import { preferredOfferFormat } from "../protocol/preferredOfferFormat.js";
  * priced with a CBOR offer (and whose `POST` is not priced), is that GET: the method is rewritten so
  * the handler or upstream sees `GET`. Nothing else about routing changes.
  */
-export function matchWithCborRetry(
-  routes: RouteTable,
-  req: Request,
-  pathname: string,
-  options: Parameters<RouteTable["match"]>[2] = {},
-): RouteMatch {
-  const match = routes.match(req.method, pathname, options);
+export function matchWithCborRetry(matchAs: (method: string) => RouteMatch, req: Request): RouteMatch {
+  const match = matchAs(req.method);
   if (match.kind !== "free" || req.method !== "POST" || !isCborRetry(req)) return match;
-  const get = routes.match("GET", pathname, options);
+  const get = matchAs("GET");
   if (get.kind !== "priced" || get.route.cbor === undefined) return match;
   req.method = "GET";
   return get;

@@ -1,10 +1,11 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { RouteConfig } from "../middleware/options.js";
 import { CBOR_DEFAULTS } from "../middleware/cborOptions.js";
-import { compileRoutePattern, patternMatches, type RoutePattern } from "./compileRoutePattern.js";
+import { compileRoutePattern, type RoutePattern } from "./compileRoutePattern.js";
 import { lenientReadings } from "./lenientReadings.js";
-import { normalizePath, type PathRejection } from "./normalizePath.js";
+import { normalizePath, type NormalizedPath, type PathRejection } from "./normalizePath.js";
 import { resolveCborOffer, type CborPricingDefaults, type CborRouteOffer } from "./resolveCborOffer.js";
+import { RouteIndex } from "./RouteIndex.js";
 import { resolvePaymentOptions, type PricingDefaults } from "./resolvePaymentOptions.js";
 import { BaseError } from "../common/BaseError.js";
 
@@ -36,7 +37,13 @@ export class RouteConfigError extends BaseError {
 
 const CBOR_PRICING_DEFAULTS: CborPricingDefaults = { deadlineSeconds: CBOR_DEFAULTS.deadlineSeconds };
 
-/** The route table: which requests cost what. Pure; matching is linear in the number of routes. */
+/** The route table: which requests cost what. Pure; matching looks only at routes whose literals fit the path. */
+
+export interface MatchOptions {
+  /** Refuse a path a lenient server could read as another priced route (see {@link lenientReadings}). */
+  refuseLenientReadings?: boolean | undefined;
+}
+
 export class RouteTable {
   readonly routes: readonly PricedRoute[];
 
@@ -68,11 +75,10 @@ export class RouteTable {
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);
-    this.firstSegments = firstSegmentsOf(this.routes);
+    this.index = new RouteIndex(this.routes.map((route) => ({ pattern: route.pattern, value: route })));
   }
 
-  /** First path segments some route can match; undefined when a route starts with a param or a bare `*`. */
-  private readonly firstSegments: ReadonlySet<string> | undefined;
+  private readonly index: RouteIndex<PricedRoute>;
 
   /**
    * Match a request. A path that cannot be normalised is `invalid` only if some reading of it would
@@ -80,9 +86,21 @@ export class RouteTable {
    * `refuseLenientReadings`, a path that a lenient server could read as a different priced route
    * (see {@link lenientReadings}) is `invalid` too, since the paywall cannot know how its upstream reads it.
    */
-  match(method: string, rawPath: string, options: { refuseLenientReadings?: boolean } = {}): RouteMatch {
-    const upper = method.toUpperCase();
-    const normalized = normalizePath(rawPath);
+  match(method: string, rawPath: string, options: MatchOptions = {}): RouteMatch {
+    return this.matchReading(method.toUpperCase(), rawPath, normalizePath(rawPath), options);
+  }
+
+  /** {@link match} for a path already normalised by {@link normalizePath} (the gateway does it once per request). */
+  matchNormalized(method: string, path: string, options: MatchOptions = {}): RouteMatch {
+    return this.matchReading(method.toUpperCase(), path, { ok: true, path }, options);
+  }
+
+  private matchReading(
+    upper: string,
+    rawPath: string,
+    normalized: NormalizedPath,
+    options: MatchOptions,
+  ): RouteMatch {
     const route = normalized.ok ? this.find(upper, normalized.path) : undefined;
     if (!normalized.ok || options.refuseLenientReadings) {
       const reason: PathRejection = normalized.ok ? "lenient_reading" : normalized.reason;
@@ -100,13 +118,8 @@ export class RouteTable {
 
   private find(method: string, path: string): PricedRoute | undefined {
     if (this.routes.length === 0) return undefined;
-    if (this.firstSegments) {
-      const end = path.indexOf("/", 1);
-      const first = path.slice(1, end === -1 ? undefined : end).toLowerCase();
-      if (!this.firstSegments.has(first)) return undefined;
-    }
     const segments = path === "/" ? [] : path.slice(1).toLowerCase().split("/");
-    return this.routes.find((route) => patternMatches(route.pattern, method, segments));
+    return this.index.find(method, segments);
   }
 }
 
@@ -119,14 +132,4 @@ function readingPath(reading: string): string | undefined {
       .replace(/%(?![0-9a-fA-F]{2})/g, "%25"),
   );
   return normalized.ok ? normalized.path : undefined;
-}
-
-function firstSegmentsOf(routes: readonly PricedRoute[]): ReadonlySet<string> | undefined {
-  const firsts = new Set<string>();
-  for (const { pattern } of routes) {
-    const first = pattern.segments[0];
-    if (first === null || (first === undefined && pattern.wildcard)) return undefined;
-    firsts.add(first ?? "");
-  }
-  return firsts;
 }

@@ -13,6 +13,7 @@ import { x402 } from "../middleware/x402.js";
 import { GatewayError } from "../protocol/errors.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
 import { checkReadiness } from "./checkReadiness.js";
+import { composeMiddleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
@@ -20,6 +21,7 @@ import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
 import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
+import { precomputeHeaders } from "./precomputeHeaders.js";
 
 /** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
 export type GatewayPaywall = RequestHandler & {
@@ -88,15 +90,18 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", trustProxy.length > 0 ? trustProxy : false);
-  app.use(createAccessLog({ logger, onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds) }));
-  app.use((_req, res, next) => {
+  const accessLog = createAccessLog({
+    logger,
+    onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds),
+  });
+  const closeWhileDraining: RequestHandler = (_req, res, next) => {
     if (draining) res.setHeader("Connection", "close");
     next();
-  });
+  };
   // A JSON API: nothing to load or frame, so the strictest CSP; CORP cross-origin because the priced
   // resources are meant to be fetched by clients on any origin (wallet apps, agents), and a paid answer
-  // blocked by the browser would be a payment for nothing.
-  app.use(
+  // blocked by the browser would be a payment for nothing. The policy is static: computed once.
+  const securityHeaders = precomputeHeaders(
     helmet({
       contentSecurityPolicy: {
         useDefaults: false,
@@ -105,8 +110,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       crossOriginResourcePolicy: { policy: "cross-origin" },
     }),
   );
-
-  app.use(allowCrossOrigin(cors));
+  // One router layer for what every request goes through first.
+  app.use(composeMiddleware(accessLog, closeWhileDraining, securityHeaders, allowCrossOrigin(cors)));
 
   app.get("/healthz", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
@@ -126,9 +131,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   }
 
   app.use(refuseFramingInConnection());
-  app.use(normalizeRequestPath());
-  app.use(limitRequestBody(limits.maxBodyBytes));
-  app.use(paywall);
+  app.use(composeMiddleware(normalizeRequestPath(), limitRequestBody(limits.maxBodyBytes), paywall));
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
   const byPrefix = [...upstreams].sort((a, b) => b.prefix.length - a.prefix.length);
   for (const upstream of byPrefix) {
@@ -212,6 +215,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
             // Only once every settlement is done: the ledger (Redis) is still needed until then.
             void (paywall.close?.() ?? Promise.resolve())
               .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
+              .then(() => new Promise<void>((flushed) => logger.flush(() => flushed())))
               .then(() => resolve());
           });
           server.closeIdleConnections();

@@ -1,4 +1,5 @@
-import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
+import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
 import type { Request, RequestHandler } from "express";
 import { createProxyMiddleware, type Plugin } from "http-proxy-middleware";
@@ -22,6 +23,8 @@ const PAYMENT_REQUEST_HEADERS = [PAYMENT_SIGNATURE, SIGN_IN_WITH_X];
 const PAYMENT_RESPONSE_HEADERS = [PAYMENT_REQUIRED, PAYMENT_RESPONSE];
 
 const CONNECT_TIMEOUT = "UPSTREAM_CONNECT_TIMEOUT";
+/** Idle upstream connections are dropped before Node's default server `keepAliveTimeout` (5 s) can race a reuse. */
+const IDLE_SOCKET_MS = 4_000;
 const READ_TIMEOUT = "UPSTREAM_READ_TIMEOUT";
 
 export interface UpstreamProxyOptions {
@@ -71,8 +74,9 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
   const plugin: Plugin = (proxyServer) => {
     proxyServer.on("proxyReq", (proxyReq: ClientRequest, req: IncomingMessage) => {
       trackUpstreamRequest(req, proxyReq);
-      const socket = proxyReq.socket as Socket | null;
-      if (socket?.connecting) {
+      // With a keep-alive agent the socket comes later, and is often a reused, connected one.
+      proxyReq.once("socket", (socket: Socket) => {
+        if (!socket.connecting) return;
         const timer = setTimeout(
           () => proxyReq.destroy(timeoutError(CONNECT_TIMEOUT, "upstream connect timeout")),
           upstream.connectTimeoutMs,
@@ -80,7 +84,7 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
         const clear = () => clearTimeout(timer);
         socket.once("connect", clear);
         socket.once("close", clear);
-      }
+      });
       proxyReq.setTimeout(upstream.timeoutMs, () =>
         proxyReq.destroy(timeoutError(READ_TIMEOUT, "upstream read timeout")),
       );
@@ -110,8 +114,23 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
     });
   };
 
+  // One keep-alive pool per upstream: without an agent http-proxy opens a connection per request.
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets: upstream.maxSockets,
+    maxFreeSockets: upstream.maxFreeSockets,
+  };
+  const agent = upstream.url.startsWith("https:")
+    ? new HttpsAgent(agentOptions)
+    : new HttpAgent(agentOptions);
+  // The agent destroys a free socket on timeout; an active request sets its own (timeoutMs).
+  agent.on("free", (socket: Socket) => {
+    if (socket.timeout === undefined || socket.timeout === 0 || socket.timeout > IDLE_SOCKET_MS)
+      socket.setTimeout(IDLE_SOCKET_MS);
+  });
   const proxy = createProxyMiddleware({
     target: upstream.url,
+    agent,
     changeOrigin: true,
     ejectPlugins: true,
     plugins: [plugin],

@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { splitUrl } from "../middleware/requestParts.js";
+import { markNormalized } from "../middleware/normalizedRequests.js";
 import { sendError } from "../middleware/respond.js";
 import { normalizePath } from "../pricing/normalizePath.js";
 import { GatewayError } from "../protocol/errors.js";
@@ -25,6 +26,7 @@ export function normalizeRequestPath(): RequestHandler {
       );
     }
     req.url = normalized.path + search;
+    markNormalized(req);
     next();
   };
 }

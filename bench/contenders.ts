@@ -1,0 +1,262 @@
+import { Agent, createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { createProxyMiddleware } from "http-proxy-middleware";
+import { pino, type Logger } from "pino";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import type { FacilitatorClient } from "@x402/core/server";
+import { gatewayConfigSchema } from "../src/config/gatewayConfigSchema.js";
+import type { Facilitator } from "../src/facilitator/Facilitator.js";
+import { x402 } from "../src/middleware/x402.js";
+import { encodeBase64Json } from "../src/protocol/base64Json.js";
+import type { PaymentPayload, PaymentRequirements } from "../src/protocol/schemas.js";
+import { createGateway } from "../src/proxy/createGateway.js";
+import { createGatewayLogger } from "../src/proxy/createGatewayLogger.js";
+
+/** The one priced route every contender serves, and what it costs. */
+export const ROUTE = "/api/weather";
+export const PRICE = "$0.001";
+export const NETWORK = "eip155:84532";
+export const PAY_TO = "0x2222222222222222222222222222222222222222";
+/** What the handler (or the upstream) answers once paid, or on a free path. */
+export const UPSTREAM_BODY = JSON.stringify({ city: "Paris", temperatureC: 21, sky: "clear" });
+
+export interface RunningContender {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface ContenderOptions {
+  /** Where the gateway and the proxy floor forward to. */
+  upstreamUrl?: string;
+  /** The gateway's access log: on stdout at `info` (as deployed), or silent (tests). */
+  log?: "stdout" | "silent";
+  /** The instant facilitator's settlement takes this long instead (to hold responses). */
+  settleDelayMs?: number;
+}
+
+type Start = (options: ContenderOptions) => Promise<RunningContender>;
+
+const TRANSACTION = `0x${"ab".repeat(32)}`;
+
+function payerOf(payload: { payload: Record<string, unknown> }): string | undefined {
+  const authorization = payload.payload.authorization as { from?: string } | undefined;
+  return authorization?.from;
+}
+
+const SUPPORTED = {
+  kinds: [{ x402Version: 2, scheme: "exact", network: NETWORK }],
+  extensions: [],
+  signers: {},
+};
+
+/** A facilitator that answers at once, in process: only the paywall's own work is measured. */
+export const instantFacilitator: Facilitator = {
+  verify: async (payment) => ({ isValid: true, payer: payerOf(payment) }),
+  settle: async (payment, requirements) => ({
+    success: true,
+    transaction: TRANSACTION,
+    network: requirements.network,
+    payer: payerOf(payment),
+  }),
+  supported: async () => SUPPORTED,
+};
+
+/** The instant facilitator, but settling after `ms`. */
+function slowSettling(ms: number): Facilitator {
+  return {
+    ...instantFacilitator,
+    settle: async (payment, requirements) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return instantFacilitator.settle(payment, requirements);
+    },
+  };
+}
+
+/** The same instant facilitator, shaped as the official packages' client. */
+const instantFacilitatorClient = {
+  verify: async (payment: { payload: Record<string, unknown> }) => ({
+    isValid: true,
+    payer: payerOf(payment),
+  }),
+  settle: async (payment: { payload: Record<string, unknown> }, requirements: { network: string }) => ({
+    success: true,
+    transaction: TRANSACTION,
+    network: requirements.network,
+    payer: payerOf(payment),
+  }),
+  getSupported: async () => SUPPORTED,
+} as unknown as FacilitatorClient;
+
+async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function serve(handler: RequestListener): Promise<RunningContender> {
+  const { server, url } = await listen(handler);
+  return {
+    url,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const routes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather" } };
+
+function answer(_req: express.Request, res: express.Response): void {
+  res.type("application/json").send(UPSTREAM_BODY);
+}
+
+/** The offer every 402 contender sends, computed once from `x402()` so the floors carry the same bytes. */
+async function precomputedOffer(): Promise<{ header: string; body: string }> {
+  const app = express();
+  app.use(x402({ facilitator: instantFacilitator, payTo: PAY_TO, network: NETWORK, routes }));
+  const running = await serve(app);
+  try {
+    const response = await fetch(`${running.url}${ROUTE}`);
+    return { header: response.headers.get("payment-required") ?? "", body: await response.text() };
+  } finally {
+    await running.close();
+  }
+}
+
+function silent(): Logger {
+  return pino({ level: "silent" });
+}
+
+export const contenders = {
+  /** A bare `node:http` upstream: what the gateway and the proxy floor forward to. */
+  upstream: async () =>
+    serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": UPSTREAM_BODY.length });
+      res.end(UPSTREAM_BODY);
+    }),
+
+  /** An upstream answering 64 KiB: what a held (paid, not yet settled) response weighs. */
+  "upstream-64k": async () => {
+    const body = Buffer.alloc(64 * 1024, "x");
+    return serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
+      res.end(body);
+    });
+  },
+
+  /** Floor: `node:http` answering a constant 402 with a precomputed header. */
+  "bare-http-402": async () => {
+    const offer = await precomputedOffer();
+    const headers = {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(offer.body),
+      "payment-required": offer.header,
+    };
+    return serve((_req, res) => {
+      res.writeHead(402, headers);
+      res.end(offer.body);
+    });
+  },
+
+  /** Floor: Express answering a constant 402 with a precomputed header on the priced route. */
+  "bare-express-402": async () => {
+    const offer = await precomputedOffer();
+    const app = express();
+    app.disable("x-powered-by");
+    app.get(ROUTE, (_req, res) => {
+      res.status(402).set("payment-required", offer.header).type("application/json").send(offer.body);
+    });
+    return serve(app);
+  },
+
+  /** The official `@x402/express` middleware with the exact EVM scheme, on the same route and price. */
+  official: async () => {
+    const server = new x402ResourceServer(instantFacilitatorClient).register(NETWORK, new ExactEvmScheme());
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(
+      paymentMiddleware(
+        {
+          [`GET ${ROUTE}`]: {
+            accepts: { scheme: "exact", price: PRICE, network: NETWORK, payTo: PAY_TO },
+            description: "Weather",
+          },
+        },
+        server,
+      ),
+    );
+    app.get(ROUTE, answer);
+    return serve(app);
+  },
+
+  /** This project's `x402()` in a bare Express app. */
+  x402: async () => {
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(x402({ facilitator: instantFacilitator, payTo: PAY_TO, network: NETWORK, routes }));
+    app.get(ROUTE, answer);
+    return serve(app);
+  },
+
+  /** `x402-gateway serve`'s app in front of the upstream, with its access log, metrics and helmet on. */
+  gateway: async ({ upstreamUrl = "http://127.0.0.1:9", log = "stdout", settleDelayMs }) => {
+    const config = gatewayConfigSchema.parse({
+      facilitator: { url: "http://127.0.0.1:9" },
+      payTo: PAY_TO,
+      network: NETWORK,
+      routes,
+      listen: { host: "127.0.0.1", port: 0 },
+      upstreams: [{ prefix: "/", url: upstreamUrl }],
+      limits: { drainTimeoutMs: 0 },
+    });
+    const logger = log === "stdout" ? createGatewayLogger("info") : silent();
+    const facilitator = settleDelayMs ? slowSettling(settleDelayMs) : instantFacilitator;
+    const gateway = createGateway(config, { logger, paywallOverrides: { facilitator } });
+    const running = await gateway.listen();
+    return { url: running.url, close: () => running.close() };
+  },
+
+  /** Floor: Express + http-proxy-middleware with a keep-alive agent, in front of the upstream. */
+  "express-hpm": async ({ upstreamUrl = "http://127.0.0.1:9" }) => {
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(
+      createProxyMiddleware({
+        target: upstreamUrl,
+        changeOrigin: true,
+        agent: new Agent({ keepAlive: true }),
+      }),
+    );
+    return serve(app);
+  },
+} satisfies Record<string, Start>;
+
+export type ContenderName = keyof typeof contenders;
+
+export function isContenderName(name: string): name is ContenderName {
+  return Object.hasOwn(contenders, name);
+}
+
+/** One signed EIP-3009 authorization, as it travels in an exact payment's `payload`. */
+export interface SignedPayload {
+  signature: string;
+  authorization: Record<string, string>;
+}
+
+/** The PAYMENT-SIGNATURE header for one pre-signed authorization, against a contender's own offer. */
+export function paymentHeader(
+  offer: { resource?: unknown; accepts: PaymentRequirements[] },
+  signed: SignedPayload,
+): string {
+  const accepted = offer.accepts[0];
+  if (accepted === undefined) throw new Error("the offer lists no payment option");
+  const payment: PaymentPayload = {
+    x402Version: 2,
+    ...(offer.resource === undefined ? {} : { resource: offer.resource as PaymentPayload["resource"] }),
+    accepted,
+    payload: signed as unknown as PaymentPayload["payload"],
+  };
+  return encodeBase64Json(payment);
+}

@@ -1,0 +1,120 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { verifyTypedData, type Hex } from "viem";
+import {
+  contenders,
+  paymentHeader,
+  ROUTE,
+  UPSTREAM_BODY,
+  type ContenderName,
+  type RunningContender,
+  type SignedPayload,
+} from "../../bench/contenders.js";
+import { load, startServer } from "../../bench/measure.js";
+import { CHAIN_ID, signPayments, TOKEN } from "../../bench/paymentPool.js";
+import { AUTHORIZATION_FIELDS } from "../../src/dev/signTransferAuthorization.js";
+import { decodeBase64Json } from "../../src/protocol/base64Json.js";
+import { paymentRequiredSchema, type PaymentRequired } from "../../src/protocol/schemas.js";
+
+// The bench's own set-up, run briefly so it cannot rot unnoticed; no timing is asserted here.
+const running: RunningContender[] = [];
+afterAll(async () => {
+  for (const contender of running.reverse()) await contender.close();
+});
+
+async function start(name: ContenderName, upstreamUrl?: string): Promise<string> {
+  const contender = await contenders[name]({ upstreamUrl, log: "silent" });
+  running.push(contender);
+  return contender.url;
+}
+
+async function offerFrom(url: string): Promise<PaymentRequired> {
+  const response = await fetch(url + ROUTE);
+  expect(response.status).toBe(402);
+  const header = response.headers.get("payment-required");
+  expect(header).not.toBeNull();
+  return paymentRequiredSchema.parse(decodeBase64Json(header as string));
+}
+
+describe("bench harness", () => {
+  let payments: SignedPayload[];
+
+  it("pre-signs distinct payments whose EIP-3009 signatures verify", async () => {
+    payments = await signPayments(4);
+    expect(new Set(payments.map((p) => p.authorization.nonce)).size).toBe(4);
+    const [first] = payments as [SignedPayload];
+    const { authorization } = first;
+    const valid = await verifyTypedData({
+      address: authorization.from as Hex,
+      domain: {
+        name: TOKEN.name,
+        version: TOKEN.version,
+        chainId: CHAIN_ID,
+        verifyingContract: TOKEN.address,
+      },
+      types: {
+        TransferWithAuthorization: AUTHORIZATION_FIELDS,
+      },
+      primaryType: "TransferWithAuthorization",
+      message: {
+        from: authorization.from as Hex,
+        to: authorization.to as Hex,
+        value: BigInt(authorization.value as string),
+        validAfter: BigInt(authorization.validAfter as string),
+        validBefore: BigInt(authorization.validBefore as string),
+        nonce: authorization.nonce as Hex,
+      },
+      signature: first.signature as Hex,
+    });
+    expect(valid).toBe(true);
+  });
+
+  it.each(["bare-http-402", "bare-express-402", "official", "x402", "gateway"] as const)(
+    "%s answers the priced route with a 402 and a valid PAYMENT-REQUIRED",
+    async (name) => {
+      const offer = await offerFrom(await start(name));
+      expect(offer.accepts[0]).toMatchObject({ network: "eip155:84532", amount: "1000" });
+    },
+  );
+
+  it.each(["official", "x402", "gateway"] as const)(
+    "%s answers a paid request 200 with the handler's body and a PAYMENT-RESPONSE",
+    async (name) => {
+      const upstreamUrl = await start("upstream");
+      const url = await start(name, upstreamUrl);
+      const offer = await offerFrom(url);
+      const index = ["official", "x402", "gateway"].indexOf(name);
+      const paid = await fetch(url + ROUTE, {
+        headers: { "payment-signature": paymentHeader(offer, payments[index] as SignedPayload) },
+      });
+      expect(paid.status).toBe(200);
+      expect(await paid.text()).toBe(UPSTREAM_BODY);
+      expect(paid.headers.get("payment-response")).not.toBeNull();
+    },
+  );
+
+  it("the proxy floor and the gateway forward a free path to the upstream", async () => {
+    const upstreamUrl = await start("upstream");
+    for (const name of ["express-hpm", "gateway"] as const) {
+      const response = await fetch(`${await start(name, upstreamUrl)}/free/hello`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(UPSTREAM_BODY);
+    }
+  });
+
+  it("runs a contender in its own process and loads it, every answer the expected one", async () => {
+    const server = await startServer("x402");
+    try {
+      const result = await load({
+        url: server.url + ROUTE,
+        connections: 2,
+        seconds: 1,
+        expectStatus: 402,
+      });
+      expect(result.total).toBeGreaterThan(0);
+      expect(result.wrong).toBe(0);
+      expect(await server.peakRss()).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+});

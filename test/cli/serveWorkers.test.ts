@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PaymentRequired } from "../../src/protocol/schemas.js";
+import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
+import { evmPayment, header, PAY_TO } from "../support/payments.js";
+import { startUpstream } from "../proxy/support/startUpstream.js";
+import { collect, runCli, spawnCli, waitForLine } from "./support/runCli.js";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+let facilitator: FacilitatorDouble;
+let upstream: Awaited<ReturnType<typeof startUpstream>>;
+
+beforeAll(async () => {
+  [facilitator, upstream] = await Promise.all([startFacilitatorDouble(), startUpstream()]);
+});
+
+afterAll(async () => {
+  await upstream?.stop();
+  await facilitator?.close();
+});
+
+async function configFile(ledger: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "gw-workers-"));
+  const file = join(dir, "gateway.yaml");
+  await writeFile(
+    file,
+    `listen: { host: 127.0.0.1, port: 0 }
+facilitator: { url: "${facilitator.url}" }
+payTo: "${PAY_TO}"
+network: eip155:84532
+upstreams:
+  - url: ${upstream.url}
+routes:
+  GET /priced: { price: $0.01 }
+ledger: ${ledger}
+limits: { drainTimeoutMs: 5000 }
+logging: { level: info }
+`,
+  );
+  return file;
+}
+
+/** One request on its own connection, so the cluster's primary hands each to the next worker. */
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("x402-gateway serve --workers", () => {
+  it("refuses more than one worker without a shared ledger", async () => {
+    const result = await runCli("src/cli/x402-gateway.ts", [
+      "serve",
+      "--config",
+      await configFile("{ type: memory }"),
+      "--workers",
+      "2",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--workers 2 needs a shared ledger: set ledger: \{ type: redis/);
+  });
+
+  it("refuses a --workers that is not a count", async () => {
+    const file = await configFile("{ type: memory }");
+    for (const value of ["0", "two", "1.5"]) {
+      const result = await runCli("src/cli/x402-gateway.ts", ["serve", "--config", file, "--workers", value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--workers must be a positive number or auto/);
+    }
+  });
+
+  it("two workers share a Redis ledger: the same payment sent at once to both pays for one response", async () => {
+    const file = await configFile(
+      `{ type: redis, url: "${REDIS_URL}", keyPrefix: "test:workers:${randomUUID()}:" }`,
+    );
+    const child = spawnCli("src/cli/x402-gateway.ts", ["serve", "--config", file, "--workers", "2"]);
+    const done = collect(child);
+    try {
+      const [, url] = await waitForLine(child, /x402-gateway listening on (http:\/\/\S+) \(2 workers\)/);
+
+      // Both workers answer: each request line in the log names its worker.
+      for (let i = 0; i < 8; i++) expect((await get(`${url}/free/${i}`)).status).toBe(200);
+
+      const offer = await get(`${url}/priced`);
+      expect(offer.status).toBe(402);
+      const accepted = (JSON.parse(offer.body) as PaymentRequired).accepts[0];
+      const payment = header(evmPayment(accepted as PaymentRequired["accepts"][number]));
+      const settlesBefore = facilitator.count("settle");
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => get(`${url}/priced`, { "payment-signature": payment })),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+      expect(statuses.every((status) => status === 200 || status === 402 || status === 409)).toBe(true);
+      expect(facilitator.count("settle") - settlesBefore).toBe(1);
+      const refusals = answers
+        .filter((answer) => answer.status !== 200)
+        .map((answer) => JSON.parse(answer.body));
+      for (const refusal of refusals) {
+        expect(["payment_already_used", "payment_in_progress"]).toContain(refusal.error);
+      }
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const result = await done;
+    expect(result.code).toBe(0);
+    const workers = new Set(
+      result.stdout
+        .split("\n")
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => (JSON.parse(line) as { worker?: number }).worker),
+    );
+    expect(workers).toEqual(new Set([1, 2]));
+    expect(result.stdout.match(/"msg":"draining"/g)).toHaveLength(2);
+  }, 60_000);
+});
