@@ -12,9 +12,9 @@ import { sendError } from "../middleware/respond.js";
 import { x402 } from "../middleware/x402.js";
 import { GatewayError } from "../protocol/errors.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
-import { checkReadiness } from "./checkReadiness.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
+import { createReadinessProbe } from "./createReadinessProbe.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
@@ -112,10 +112,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "ok" });
   });
+  const readiness = createReadinessProbe(config, fetchImpl, logger);
   app.get("/readyz", async (_req, res) => {
-    const readiness = await checkReadiness(config, fetchImpl);
+    const { ready, checks } = await readiness();
     res.setHeader("Cache-Control", "no-store");
-    res.status(readiness.ready && !draining ? 200 : 503).json({ ...readiness, draining });
+    res.status(ready && !draining ? 200 : 503).json({ ready, checks, draining });
   });
   if (metricsSettings.enabled) {
     app.get(metricsSettings.path, async (_req, res) => {
