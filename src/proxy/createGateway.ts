@@ -160,7 +160,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     metrics,
     logger,
     async listen() {
-      const options = { maxHeaderSize: limits.maxHeaderBytes };
+      const options = {
+        maxHeaderSize: limits.maxHeaderBytes,
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        // Node checks the two timeouts on this interval (30 s by default, which is what let a slow head last ~87 s).
+        connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      };
       const server: Server = listen.tls
         ? createHttpsServer(
             {
@@ -171,6 +178,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
             app,
           )
         : createHttpServer(options, app);
+      server.maxConnections = limits.maxConnections;
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(listen.port, listen.host, () => {
