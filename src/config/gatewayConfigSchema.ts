@@ -6,6 +6,7 @@ import {
   paywallSettingsSchema,
 } from "../middleware/options.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
+import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 
 /** Defaults of the gateway's own keys, written once (the paywall's live in `middleware/options.ts`). */
 export const GATEWAY_DEFAULTS = {
@@ -38,12 +39,7 @@ const trustProxyEntry = z.string().refine(
   { error: 'expected an IP address, a CIDR such as "10.0.0.0/8", or loopback/linklocal/uniquelocal' },
 );
 
-export const tlsSettingsSchema = z.strictObject({
-  /** PEM certificate chain file. */
-  certFile: z.string().min(1),
-  /** PEM private key file. */
-  keyFile: z.string().min(1),
-});
+export { tlsSettingsSchema };
 
 export const listenSettingsSchema = z.strictObject({
   /** Interface to bind; plain HTTP is accepted without a trusted proxy only on a loopback host. */

@@ -175,7 +175,11 @@ export class Paywall {
   private async priced(exchange: Exchange, next: NextFunction): Promise<void> {
     const { req, route, info } = exchange;
     if (this.deps.requireTls(req) && !req.secure) {
-      throw new GatewayError("tls_required", "priced routes are served over HTTPS only");
+      throw new GatewayError(
+        "tls_required",
+        "priced routes are served over HTTPS only (setting requireTls; behind a TLS-terminating proxy, set Express's trust proxy)",
+        { details: { setting: "requireTls" } },
+      );
     }
     const format = negotiatePaymentFormat(req.headers["content-type"]);
     if (!format.ok) {

@@ -171,8 +171,11 @@ export const paywallSettingsSchema = z.strictObject({
    * off only when every server behind the paywall reads paths exactly as the paywall does.
    */
   refuseLenientReadings: z.boolean().default(true),
-  /** Require HTTPS for priced routes (403 tls_required otherwise). */
-  requireTls: z.boolean().default(false),
+  /**
+   * Require HTTPS for priced routes (403 tls_required otherwise). `"except-loopback"` (default): required
+   * unless the client (`req.ip`, so behind a proxy set Express's `trust proxy`) is on loopback.
+   */
+  requireTls: z.union([z.boolean(), z.literal("except-loopback")]).default("except-loopback"),
 });
 export type PaywallSettings = z.infer<typeof paywallSettingsSchema>;
 
@@ -215,7 +218,9 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
     .optional(),
   /** A sign-in gate to use instead of the one built from `recognition` settings. */
   signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
-  requireTls: z.union([z.boolean(), fn<(req: Request) => boolean>("requireTls")]).default(false),
+  requireTls: z
+    .union([z.boolean(), z.literal("except-loopback"), fn<(req: Request) => boolean>("requireTls")])
+    .default("except-loopback"),
   /** Clock, in epoch ms (tests move it). */
   now: fn<() => number>("now").optional(),
   /** `fetch` used for outbound calls. */

@@ -12,6 +12,7 @@ import { createSignInGateResolver } from "../recognition/createSignInGateResolve
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
 import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
+import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import { silentLogger, type Logger } from "./Logger.js";
 import type { SettlementChecker } from "./SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
@@ -82,7 +83,12 @@ export function x402(options: X402Options): X402Middleware {
     onError: settings.onError,
     now,
     publicUrl: settings.publicUrl,
-    requireTls: typeof requireTls === "function" ? requireTls : () => requireTls,
+    requireTls:
+      typeof requireTls === "function"
+        ? requireTls
+        : requireTls === "except-loopback"
+          ? (req) => !isLoopbackHost(req.ip ?? req.socket.remoteAddress ?? "")
+          : () => requireTls,
     refuseLenientReadings: settings.refuseLenientReadings,
     settlementChecker,
     settlementCheckTimeoutMs: settings.settlementCheckTimeoutMs,
