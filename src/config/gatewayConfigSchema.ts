@@ -162,6 +162,16 @@ export const gatewayConfigSchema = paywallSettingsSchema
         });
       }
     }
+    const recognizes =
+      config.recognition !== undefined || Object.values(config.routes).some((route) => route.recognition);
+    if (recognizes && config.publicUrl === undefined && (config.allowedHosts ?? []).length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["publicUrl"],
+        message:
+          "recognition needs publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
+      });
+    }
     const prefixes = new Set<string>();
     config.upstreams.forEach((upstream, index) => {
       if (prefixes.has(upstream.prefix)) {

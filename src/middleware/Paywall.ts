@@ -36,6 +36,7 @@ export interface PaywallDeps {
   onError?: ((event: ErrorEvent) => void) | undefined;
   now: () => number;
   publicUrl?: string | undefined;
+  allowedHosts?: readonly string[] | undefined;
   requireTls: (req: Request) => boolean;
   /** Refuse paths a lenient server could read as a different priced route (`400 invalid_path`). */
   refuseLenientReadings: boolean;

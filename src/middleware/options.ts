@@ -148,6 +148,13 @@ export const paywallSettingsSchema = z.strictObject({
   network: caip2Network,
   /** Base URL the offers name as `resource.url`; without it the request's own host is used. */
   publicUrl: z.url().optional(),
+  /**
+   * Without `publicUrl`: the hosts (`api.example.com`, or `host:port`) a request's `Host` may name; the
+   * first is used for any other. Recognition (sign-in) needs `publicUrl` or this: a proof is bound to it.
+   */
+  allowedHosts: z
+    .array(z.string().regex(/^[^\s/]+$/, "expected a host name, optionally with :port"))
+    .optional(),
   routes: z.record(z.string(), routeSchema),
   assets: z.array(assetSchema).optional(),
   maxTimeoutSeconds: z.number().int().positive().default(DEFAULTS.maxTimeoutSeconds),

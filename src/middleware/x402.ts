@@ -69,6 +69,11 @@ export function x402(options: X402Options): X402Middleware {
     observer: settings.observer,
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
+  if (gates.size > 0 && settings.publicUrl === undefined && (settings.allowedHosts ?? []).length === 0) {
+    throw new X402OptionsError([
+      "recognition: set publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
+    ]);
+  }
   const { requireTls } = settings;
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
 
@@ -83,6 +88,7 @@ export function x402(options: X402Options): X402Middleware {
     onError: settings.onError,
     now,
     publicUrl: settings.publicUrl,
+    allowedHosts: settings.allowedHosts,
     requireTls:
       typeof requireTls === "function"
         ? requireTls
