@@ -65,6 +65,11 @@ export const recognitionSettingsSchema = z.strictObject({
   maxEntries: z.number().int().positive().optional(),
   /** How long a sign-in nonce stays valid, in seconds. */
   signInTtlSeconds: z.number().int().positive().optional(),
+  /**
+   * Secret of the stateless sign-in nonces (at least 32 characters, e.g. `${SIGN_IN_SECRET}`). Instances
+   * behind one load balancer must share it; unset, each process makes its own at start-up.
+   */
+  signInSecret: z.string().min(32, "expected at least 32 characters").optional(),
 });
 export type RecognitionSettings = z.infer<typeof recognitionSettingsSchema>;
 

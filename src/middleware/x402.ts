@@ -69,6 +69,15 @@ export function x402(options: X402Options): X402Middleware {
     observer: settings.observer,
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
+  const secretless = [settings.recognition, ...routes.routes.map((route) => route.config.recognition)].some(
+    (recognition) => recognition && recognition.signInSecret === undefined,
+  );
+  if (nonceStore && secretless) {
+    logger.warn(
+      {},
+      "recognition.signInSecret is unset with a shared (Redis) ledger: each instance makes its own, so a challenge from one is refused at another; set the same secret everywhere",
+    );
+  }
   if (gates.size > 0 && settings.publicUrl === undefined && (settings.allowedHosts ?? []).length === 0) {
     throw new X402OptionsError([
       "recognition: set publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
