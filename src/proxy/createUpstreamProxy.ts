@@ -4,7 +4,7 @@ import type { Request, RequestHandler } from "express";
 import { createProxyMiddleware, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
-import { METHOD_OVERRIDE_HEADERS } from "../middleware/Paywall.js";
+import { METHOD_OVERRIDE_HEADERS } from "../middleware/matchPricedRequest.js";
 import { sendError } from "../middleware/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import {
