@@ -590,6 +590,22 @@ describe("settle only on 2xx", () => {
     expect(settleCountSeenByHandler).toBe(facilitator.count("settle"));
   });
 
+  it("mode before with an unknown settlement: 503 settlement_unknown, handler not run; the retry settles, then runs it once", async () => {
+    const payment = header(evmPayment(APY));
+    const before = hits.before ?? 0;
+    const verify = hangAfterVerify();
+    const unknown = await request(app).post("/before").set("PAYMENT-SIGNATURE", payment);
+    expect(unknown.status).toBe(503);
+    expect(unknown.body).toMatchObject({ error: "settlement_unknown" });
+    expect(hits.before ?? 0).toBe(before);
+    facilitator.mode = "normal";
+    facilitator.verify = verify;
+    const retry = await request(app).post("/before").set("PAYMENT-SIGNATURE", payment);
+    expect(retry.status).toBe(200);
+    expect(retry.headers["payment-response"]).toBeDefined();
+    expect(hits.before).toBe(before + 1);
+  });
+
   it("mode before does not run the handler when the settlement fails", async () => {
     facilitator.settle = () => ({
       success: false,
