@@ -6,6 +6,7 @@ import {
   paywallSettingsSchema,
 } from "../middleware/options.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
+import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 
 /** Defaults of the gateway's own keys, written once (the paywall's live in `middleware/options.ts`). */
 export const GATEWAY_DEFAULTS = {
@@ -19,6 +20,11 @@ export const GATEWAY_DEFAULTS = {
   /** Node's `maxHeaderSize`: room for CBOR payments (64 KiB) plus ordinary headers. */
   maxHeaderBytes: 64 * 1024,
   drainTimeoutMs: 30_000,
+  /** nginx-like client limits: a slow or idle client cannot hold a connection for long. */
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
   logLevel: "info",
   metricsPath: "/metrics",
 } as const;
@@ -35,12 +41,7 @@ const trustProxyEntry = z.string().refine(
   { error: 'expected an IP address, a CIDR such as "10.0.0.0/8", or loopback/linklocal/uniquelocal' },
 );
 
-export const tlsSettingsSchema = z.strictObject({
-  /** PEM certificate chain file. */
-  certFile: z.string().min(1),
-  /** PEM private key file. */
-  keyFile: z.string().min(1),
-});
+export { tlsSettingsSchema };
 
 export const listenSettingsSchema = z.strictObject({
   /** Interface to bind; plain HTTP is accepted without a trusted proxy only on a loopback host. */
@@ -72,14 +73,27 @@ export const upstreamSettingsSchema = z.strictObject({
 });
 export type UpstreamSettings = z.output<typeof upstreamSettingsSchema>;
 
-export const limitsSettingsSchema = z.strictObject({
-  /** Largest request body forwarded, in bytes → 413 payload_too_large. */
-  maxBodyBytes: z.number().int().positive().default(GATEWAY_DEFAULTS.maxBodyBytes),
-  /** Largest request head (all headers), in bytes → 431. */
-  maxHeaderBytes: z.number().int().positive().default(GATEWAY_DEFAULTS.maxHeaderBytes),
-  /** On SIGTERM/SIGINT, how long in-flight requests and settlements may take before connections are cut, in ms. */
-  drainTimeoutMs: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.drainTimeoutMs),
-});
+export const limitsSettingsSchema = z
+  .strictObject({
+    /** Largest request body forwarded, in bytes → 413 payload_too_large. */
+    maxBodyBytes: z.number().int().positive().default(GATEWAY_DEFAULTS.maxBodyBytes),
+    /** Largest request head (all headers), in bytes → 431. */
+    maxHeaderBytes: z.number().int().positive().default(GATEWAY_DEFAULTS.maxHeaderBytes),
+    /** On SIGTERM/SIGINT, how long in-flight requests and settlements may take before connections are cut, in ms. */
+    drainTimeoutMs: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.drainTimeoutMs),
+    /** How long a client may take to send the request head, in ms → 408 and the connection closed. */
+    headersTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.headersTimeoutMs),
+    /** How long a client may take to send the whole request (head and body), in ms → 408. */
+    requestTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.requestTimeoutMs),
+    /** How long an idle keep-alive connection stays open, in ms. */
+    keepAliveTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.keepAliveTimeoutMs),
+    /** Open client connections at most; beyond, new connections are closed at once. */
+    maxConnections: z.number().int().positive().default(GATEWAY_DEFAULTS.maxConnections),
+  })
+  .refine((limits) => limits.headersTimeoutMs <= limits.requestTimeoutMs, {
+    path: ["headersTimeoutMs"],
+    error: "headersTimeoutMs may not be larger than requestTimeoutMs",
+  });
 
 export const loggingSettingsSchema = z.strictObject({
   level: z
@@ -161,6 +175,16 @@ export const gatewayConfigSchema = paywallSettingsSchema
           message: "expected an https:// URL (plain http is allowed only on loopback)",
         });
       }
+    }
+    const recognizes =
+      config.recognition !== undefined || Object.values(config.routes).some((route) => route.recognition);
+    if (recognizes && config.publicUrl === undefined && (config.allowedHosts ?? []).length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["publicUrl"],
+        message:
+          "recognition needs publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
+      });
     }
     const prefixes = new Set<string>();
     config.upstreams.forEach((upstream, index) => {

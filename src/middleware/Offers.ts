@@ -1,10 +1,13 @@
 import type { Request } from "express";
+import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
 import type { Offer } from "./respond.js";
 
 export interface OffersDeps {
   publicUrl?: string | undefined;
+  /** Hosts (`api.example.com`, or with a port) a request's `Host` may name; the first is the default. */
+  allowedHosts?: readonly string[] | undefined;
   signInGateFor: (route: PricedRoute) => SignInGate | undefined;
   now: () => number;
 }
@@ -16,8 +19,26 @@ export class Offers {
   resourceUrl(req: Request, pathAndQuery: string): string {
     const base = this.deps.publicUrl
       ? this.deps.publicUrl.replace(/\/+$/, "")
-      : `${req.protocol}://${req.get("host") ?? "localhost"}`;
+      : `${req.protocol}://${this.servedHost(req)}`;
     return `${base}${req.baseUrl}${pathAndQuery}`;
+  }
+
+  /**
+   * The host this request is served as, never an arbitrary `Host` off loopback: an allowed host, else the
+   * first allowed host; without `allowedHosts`, the `Host` only on a loopback listener, else the listener's address.
+   */
+  private servedHost(req: Request): string {
+    const host = req.get("host") ?? "";
+    const allowed = this.deps.allowedHosts ?? [];
+    if (allowed.length > 0) {
+      const name = host.replace(/:\d+$/, "").toLowerCase();
+      const match = allowed.some((entry) => [host.toLowerCase(), name].includes(entry.toLowerCase()));
+      return match ? host : (allowed[0] as string);
+    }
+    const local = req.socket.localAddress ?? "";
+    if (host !== "" && isLoopbackHost(local)) return host;
+    const address = local.includes(":") ? `[${local}]` : local;
+    return `${address || "localhost"}:${req.socket.localPort ?? ""}`;
   }
 
   async offer(req: Request, route: PricedRoute, resourceUrl: string): Promise<Offer> {
@@ -33,7 +54,7 @@ export class Offers {
   }
 
   signInContext(req: Request, route: PricedRoute, resourceUrl: string): SignInContext {
-    const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : (req.get("host") ?? "");
+    const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : this.servedHost(req);
     return {
       resourceUrl,
       host,

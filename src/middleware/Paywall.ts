@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from "express";
 import { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_SIGNATURE, SIGN_IN_WITH_X, MAX_JSON_PAYMENT_HEADER_BYTES } from "../protocol/headers.js";
 import { negotiatePaymentFormat } from "../protocol/negotiatePaymentFormat.js";
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../protocol/schemas.js";
+import type { PaymentPayload, SettleResponse } from "../protocol/schemas.js";
 import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
 import type { Facilitator } from "../facilitator/Facilitator.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
@@ -17,15 +17,15 @@ import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
 import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
+import { matchPricedRequest } from "./matchPricedRequest.js";
 import { Offers } from "./Offers.js";
 import { SettlementFailedError } from "./SettlementFailedError.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
+import { UnknownSettlements, type PendingSettlement } from "./UnknownSettlements.js";
+import type { Verified } from "./Verified.js";
 import { isUnknownSettleOutcome, SettlementUnknownError } from "./SettlementUnknownError.js";
-
-/** Headers some frameworks and upstreams read as the request's real method. */
-export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
 import type { CborPaywall } from "./CborPaywall.js";
-import { matchWithCborRetry, wantsCbor } from "./cborRouting.js";
+import { wantsCbor } from "./cborRouting.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 
 /** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
@@ -46,6 +46,7 @@ export interface PaywallDeps {
   onError?: ((event: ErrorEvent) => void) | undefined;
   now: () => number;
   publicUrl?: string | undefined;
+  allowedHosts?: readonly string[] | undefined;
   requireTls: (req: Request) => boolean;
   /** Refuse paths a lenient server could read as a different priced route (`400 invalid_path`). */
   refuseLenientReadings: boolean;
@@ -61,18 +62,6 @@ export interface PaywallDeps {
   cbor?: CborPaywall | undefined;
 }
 
-/** A payment whose settlement outcome is unknown, with the response it pays for (mode `after`). */
-interface PendingSettlement {
-  routeKey: string;
-  verified: Verified;
-  held: HeldSnapshot | undefined;
-  expiresAtMs: number;
-  resolving: boolean;
-}
-
-/** At most this many unknown settlements are kept for a retry; beyond, the oldest is dropped. */
-const MAX_PENDING_SETTLEMENTS = 256;
-
 /** One priced request on its way through the paywall. */
 interface Exchange {
   req: Request;
@@ -86,14 +75,6 @@ interface Exchange {
   gone: () => boolean;
 }
 
-interface Verified {
-  payment: PaymentPayload;
-  requirements: PaymentRequirements;
-  id: string;
-  token: string;
-  payer: string;
-}
-
 /**
  * The per-request flow of `x402()` (ARCHITECTURE.md): match → offer or verify → serve → settle.
  * Never serves a priced response whose payment did not settle, never settles one whose handler
@@ -101,17 +82,29 @@ interface Verified {
  */
 export class Paywall {
   private readonly offers: Offers;
-  private readonly pending = new Map<string, PendingSettlement>();
+  private readonly unknown: UnknownSettlements;
 
   constructor(private readonly deps: PaywallDeps) {
     this.offers = new Offers(deps);
+    this.unknown = new UnknownSettlements({
+      facilitator: deps.facilitator,
+      ledger: deps.ledger,
+      logger: deps.logger,
+      now: deps.now,
+      checker: deps.settlementChecker,
+      checkTimeoutMs: deps.settlementCheckTimeoutMs,
+      checkIntervalMs: deps.settlementCheckIntervalMs,
+      reservationTtlMs: deps.reservationTtlMs,
+    });
   }
 
   readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const target = originFormOf(req.url);
     if (target === undefined) return next();
     const { pathname, search } = splitUrl(target);
-    const match = this.match(req, pathname);
+    const match = matchPricedRequest(this.deps.routes, req, pathname, {
+      refuseLenientReadings: this.deps.refuseLenientReadings,
+    });
     if (match.kind === "free") return next();
     if (match.kind === "invalid") {
       this.report(match.error, undefined);
@@ -141,59 +134,14 @@ export class Paywall {
     }
   };
 
-  /**
-   * Price a request by its path, refusing what another reading could price differently: a method
-   * override header (honoured by some apps and upstreams) naming a method priced otherwise.
-   */
-  private match(
-    req: Request,
-    pathname: string,
-  ):
-    | { kind: "free" }
-    | { kind: "priced"; route: PricedRoute; path: string }
-    | { kind: "invalid"; error: GatewayError } {
-    const options = { refuseLenientReadings: this.deps.refuseLenientReadings };
-    // The gateway has normalised the path already: match it as it is, without a second pass.
-    const normalized = isNormalized(req);
-    const matchAs = (method: string) =>
-      normalized
-        ? this.deps.routes.matchNormalized(method, pathname, options)
-        : this.deps.routes.match(method, pathname, options);
-    const match = matchWithCborRetry(matchAs, req);
-    if (match.kind === "invalid") {
-      const error = new GatewayError(
-        "invalid_path",
-        "the path has an ambiguous encoding (encoded / or \\, or a spelling a lenient server reads as another priced route)",
-        { details: { reason: match.reason } },
-      );
-      return { kind: "invalid", error };
-    }
-    for (const name of METHOD_OVERRIDE_HEADERS) {
-      const value = headerOf(req, name);
-      if (value === undefined) continue;
-      for (const method of value.split(",").map((part) => part.trim().toUpperCase())) {
-        if (method === "" || method === req.method.toUpperCase()) continue;
-        const other = matchAs(method);
-        const same =
-          other.kind === match.kind &&
-          (other.kind !== "priced" || match.kind !== "priced" || other.route === match.route);
-        if (!same) {
-          const error = new GatewayError(
-            "invalid_method_override",
-            `${name} names ${method}, which is priced differently from ${req.method}: send the request with its real method`,
-            { details: { header: name, method } },
-          );
-          return { kind: "invalid", error };
-        }
-      }
-    }
-    return match;
-  }
-
   private async priced(exchange: Exchange, next: NextFunction): Promise<void> {
     const { req, route, info } = exchange;
     if (this.deps.requireTls(req) && !req.secure) {
-      throw new GatewayError("tls_required", "priced routes are served over HTTPS only");
+      throw new GatewayError(
+        "tls_required",
+        "priced routes are served over HTTPS only (setting requireTls; behind a TLS-terminating proxy, set Express's trust proxy)",
+        { details: { setting: "requireTls" } },
+      );
     }
     const format = negotiatePaymentFormat(req.headers["content-type"]);
     if (!format.ok) {
@@ -238,7 +186,7 @@ export class Paywall {
       return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
     }
     const payment = decodePaymentHeader(header);
-    const pending = this.pendingFor(paymentIdentity(payment));
+    const pending = this.unknown.get(paymentIdentity(payment));
     if (pending) return this.retryPending(exchange, pending, next);
     const verified = await this.verify(exchange, payment);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
@@ -248,7 +196,7 @@ export class Paywall {
       try {
         settlement = await this.settle(exchange, verified);
       } catch (error) {
-        if (error instanceof SettlementUnknownError) this.keepPending(route, verified, undefined);
+        if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, verified, undefined);
         throw error;
       }
       markPaid(exchange.res, settlement);
@@ -330,7 +278,7 @@ export class Paywall {
         await this.deps.ledger.release(verified.id, verified.token);
         throw error;
       }
-      settlement = await this.resolveUnknown(verified, error as GatewayError);
+      settlement = await this.unknown.resolve(verified, error as GatewayError);
     }
     this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
     if (!settlement.success) {
@@ -339,34 +287,6 @@ export class Paywall {
     }
     await this.recordSettled(exchange, verified, settlement);
     return settlement;
-  }
-
-  /** Ask the chain, for up to `settlementCheckTimeoutMs`, what a cut `/settle` did. */
-  private async resolveUnknown(verified: Verified, cause: GatewayError): Promise<SettleResponse> {
-    const checker = this.deps.settlementChecker;
-    const { network } = verified.requirements;
-    this.deps.logger.warn(
-      { network, reason: cause.details.reason },
-      "settle outcome unknown (timed out or cut): asking the chain",
-    );
-    if (!checker?.covers(network)) throw new SettlementUnknownError(`no rpcUrl for ${network}`, { cause });
-    const deadline = this.deps.now() + this.deps.settlementCheckTimeoutMs;
-    for (;;) {
-      const result = await checker.check(verified.payment, verified.requirements);
-      if (result.state === "settled") {
-        return { success: true, transaction: result.transaction, network, payer: verified.payer };
-      }
-      if (result.state === "not_settled") {
-        await this.deps.ledger.release(verified.id, verified.token);
-        throw new GatewayError("facilitator_unavailable", `the settlement did not happen: ${result.reason}`, {
-          details: { endpoint: "settle", reason: cause.details.reason, chain: result.reason },
-          retryAfterSeconds: cause.retryAfterSeconds,
-          cause,
-        });
-      }
-      if (this.deps.now() >= deadline) throw new SettlementUnknownError(result.reason, { cause });
-      await new Promise((resolve) => setTimeout(resolve, this.deps.settlementCheckIntervalMs));
-    }
   }
 
   /** Spend the payment in the ledger and report it paid. */
@@ -406,90 +326,14 @@ export class Paywall {
     safely(() => this.deps.onPaid?.(paid), this.deps.logger);
   }
 
-  /** Keep an unknown settlement (reservation and response) for a retry with the same payment. */
-  private keepPending(route: PricedRoute, verified: Verified, held: HeldSnapshot | undefined): void {
-    const now = this.deps.now();
-    const expiresAtMs = Math.max(
-      spentUntilMs(verified.payment, now, this.deps.reservationTtlMs) - 60_000,
-      now + this.deps.reservationTtlMs,
-    );
-    if (this.pending.size >= MAX_PENDING_SETTLEMENTS) {
-      const oldest = this.pending.keys().next().value;
-      if (oldest !== undefined) this.pending.delete(oldest);
-    }
-    this.pending.set(verified.id, { routeKey: route.key, verified, held, expiresAtMs, resolving: false });
-  }
-
-  private pendingFor(id: string): PendingSettlement | undefined {
-    const pending = this.pending.get(id);
-    if (pending && pending.expiresAtMs <= this.deps.now() && !pending.resolving) {
-      this.pending.delete(id);
-      void this.deps.ledger.release(id, pending.verified.token);
-      this.deps.logger.warn({ route: pending.routeKey }, "an unknown settlement expired unresolved");
-      return undefined;
-    }
-    return pending;
-  }
-
-  /**
-   * A retry with a payment whose settlement is unknown: ask the chain (or, for an EIP-3009 authorization
-   * without an RPC, settle again: the token refuses a nonce twice, so it cannot be charged twice), then
-   * serve the kept response once settled.
-   */
+  /** A retry with a payment whose settlement is unknown: serve the kept response once it is settled. */
   private async retryPending(
     exchange: Exchange,
     pending: PendingSettlement,
     next: NextFunction,
   ): Promise<void> {
-    const { route } = exchange;
-    if (pending.routeKey !== route.key || pending.resolving) {
-      throw new GatewayError(
-        "payment_in_progress",
-        "this payment is being used by another request; retry later",
-        {
-          retryAfterSeconds: 1,
-        },
-      );
-    }
-    const { verified } = pending;
-    pending.resolving = true;
-    let settlement: SettleResponse | undefined;
-    let reason = "the settlement is still unknown";
-    try {
-      const checker = this.deps.settlementChecker;
-      if (checker?.covers(verified.requirements.network)) {
-        const result = await checker.check(verified.payment, verified.requirements);
-        if (result.state === "settled") {
-          settlement = {
-            success: true,
-            transaction: result.transaction,
-            network: verified.requirements.network,
-            payer: verified.payer,
-          };
-        } else if (result.state === "not_settled") {
-          this.pending.delete(verified.id);
-          await this.deps.ledger.release(verified.id, verified.token);
-          throw new GatewayError("settlement_failed", `the payment was not settled: ${result.reason}`, {
-            details: { reason: result.reason },
-          });
-        } else reason = result.reason;
-      }
-      if (!settlement && verified.id.startsWith("evm|")) {
-        try {
-          const again = await this.deps.facilitator.settle(verified.payment, verified.requirements);
-          if (again.success) settlement = again;
-          else
-            reason = `settling again failed: ${again.errorReason ?? "unknown"}; the first attempt may have landed`;
-        } catch (error) {
-          reason = `settling again failed: ${(error as Error).message}`;
-        }
-      }
-    } finally {
-      pending.resolving = false;
-    }
-    if (!settlement) throw new SettlementUnknownError(reason, { expiresAtMs: pending.expiresAtMs });
-    this.pending.delete(verified.id);
-    await this.recordSettled(exchange, verified, settlement);
+    const settlement = await this.unknown.retry(exchange.route.key, pending);
+    await this.recordSettled(exchange, pending.verified, settlement);
     const { res } = exchange;
     if (!pending.held) {
       markPaid(res, settlement);
@@ -545,7 +389,7 @@ export class Paywall {
       markPaid(res, await this.settle(exchange, verified));
       held.release();
     } catch (error) {
-      if (error instanceof SettlementUnknownError) this.keepPending(route, verified, held.snapshot());
+      if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, verified, held.snapshot());
       held.discard();
       await this.reject(exchange, asGatewayError(error));
     }

@@ -73,6 +73,11 @@ export const recognitionSettingsSchema = z.strictObject({
   maxEntries: z.number().int().positive().optional(),
   /** How long a sign-in nonce stays valid, in seconds. */
   signInTtlSeconds: z.number().int().positive().optional(),
+  /**
+   * Secret of the stateless sign-in nonces (at least 32 characters, e.g. `${SIGN_IN_SECRET}`). Instances
+   * behind one load balancer must share it; unset, each process makes its own at start-up.
+   */
+  signInSecret: z.string().min(32, "expected at least 32 characters").optional(),
 });
 export type RecognitionSettings = z.infer<typeof recognitionSettingsSchema>;
 
@@ -159,6 +164,13 @@ export const paywallSettingsSchema = z.strictObject({
   network: caip2Network,
   /** Base URL the offers name as `resource.url`; without it the request's own host is used. */
   publicUrl: z.url().optional(),
+  /**
+   * Without `publicUrl`: the hosts (`api.example.com`, or `host:port`) a request's `Host` may name; the
+   * first is used for any other. Recognition (sign-in) needs `publicUrl` or this: a proof is bound to it.
+   */
+  allowedHosts: z
+    .array(z.string().regex(/^[^\s/]+$/, "expected a host name, optionally with :port"))
+    .optional(),
   routes: z.record(z.string(), routeSchema),
   assets: z.array(assetSchema).optional(),
   maxTimeoutSeconds: z.number().int().positive().default(DEFAULTS.maxTimeoutSeconds),
@@ -182,8 +194,11 @@ export const paywallSettingsSchema = z.strictObject({
    * off only when every server behind the paywall reads paths exactly as the paywall does.
    */
   refuseLenientReadings: z.boolean().default(true),
-  /** Require HTTPS for priced routes (403 tls_required otherwise). */
-  requireTls: z.boolean().default(false),
+  /**
+   * Require HTTPS for priced routes (403 tls_required otherwise). `"except-loopback"` (default): required
+   * unless the client (`req.ip`, so behind a proxy set Express's `trust proxy`) is on loopback.
+   */
+  requireTls: z.union([z.boolean(), z.literal("except-loopback")]).default("except-loopback"),
   /** Shared settings of the routes that offer `application/x402+cbor`. */
   cbor: cborSettingsSchema.optional(),
 });
@@ -236,7 +251,9 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
     .optional(),
   /** A sign-in gate to use instead of the one built from `recognition` settings. */
   signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
-  requireTls: z.union([z.boolean(), fn<(req: Request) => boolean>("requireTls")]).default(false),
+  requireTls: z
+    .union([z.boolean(), z.literal("except-loopback"), fn<(req: Request) => boolean>("requireTls")])
+    .default("except-loopback"),
   /** Clock, in epoch ms (tests move it). */
   now: fn<() => number>("now").optional(),
   /** `fetch` used for outbound calls. */

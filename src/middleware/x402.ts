@@ -13,6 +13,7 @@ import { createSignInGateResolver } from "../recognition/createSignInGateResolve
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
 import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
+import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
@@ -75,6 +76,20 @@ export function x402(options: X402Options): X402Middleware {
     observer: settings.observer,
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
+  const secretless = [settings.recognition, ...routes.routes.map((route) => route.config.recognition)].some(
+    (recognition) => recognition && recognition.signInSecret === undefined,
+  );
+  if (nonceStore && secretless) {
+    logger.warn(
+      {},
+      "recognition.signInSecret is unset with a shared (Redis) ledger: each instance makes its own, so a challenge from one is refused at another; set the same secret everywhere",
+    );
+  }
+  if (gates.size > 0 && settings.publicUrl === undefined && (settings.allowedHosts ?? []).length === 0) {
+    throw new X402OptionsError([
+      "recognition: set publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
+    ]);
+  }
   const { requireTls } = settings;
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
   const cbor = buildCborPaywall(settings, routes, { facilitator, ledger, logger, now });
@@ -90,7 +105,13 @@ export function x402(options: X402Options): X402Middleware {
     onError: settings.onError,
     now,
     publicUrl: settings.publicUrl,
-    requireTls: typeof requireTls === "function" ? requireTls : () => requireTls,
+    allowedHosts: settings.allowedHosts,
+    requireTls:
+      typeof requireTls === "function"
+        ? requireTls
+        : requireTls === "except-loopback"
+          ? (req) => !isLoopbackHost(req.ip ?? req.socket.remoteAddress ?? "")
+          : () => requireTls,
     refuseLenientReadings: settings.refuseLenientReadings,
     settlementChecker,
     settlementCheckTimeoutMs: settings.settlementCheckTimeoutMs,

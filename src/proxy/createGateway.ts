@@ -12,10 +12,10 @@ import { sendError } from "../middleware/respond.js";
 import { x402 } from "../middleware/x402.js";
 import { GatewayError } from "../protocol/errors.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
-import { checkReadiness } from "./checkReadiness.js";
 import { composeMiddleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
+import { createReadinessProbe } from "./createReadinessProbe.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
@@ -117,10 +117,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "ok" });
   });
+  const readiness = createReadinessProbe(config, fetchImpl, logger);
   app.get("/readyz", async (_req, res) => {
-    const readiness = await checkReadiness(config, fetchImpl);
+    const { ready, checks } = await readiness();
     res.setHeader("Cache-Control", "no-store");
-    res.status(readiness.ready && !draining ? 200 : 503).json({ ...readiness, draining });
+    res.status(ready && !draining ? 200 : 503).json({ ready, checks, draining });
   });
   if (metricsSettings.enabled) {
     app.get(metricsSettings.path, async (_req, res) => {
@@ -162,7 +163,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     metrics,
     logger,
     async listen() {
-      const options = { maxHeaderSize: limits.maxHeaderBytes };
+      const options = {
+        maxHeaderSize: limits.maxHeaderBytes,
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        // Node checks the two timeouts on this interval (30 s by default, which is what let a slow head last ~87 s).
+        connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      };
       const server: Server = listen.tls
         ? createHttpsServer(
             {
@@ -173,6 +181,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
             app,
           )
         : createHttpServer(options, app);
+      server.maxConnections = limits.maxConnections;
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(listen.port, listen.host, () => {

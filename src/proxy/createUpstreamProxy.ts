@@ -5,7 +5,7 @@ import type { Request, RequestHandler } from "express";
 import { createProxyMiddleware, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
-import { METHOD_OVERRIDE_HEADERS } from "../middleware/Paywall.js";
+import { METHOD_OVERRIDE_HEADERS } from "../middleware/matchPricedRequest.js";
 import { sendError } from "../middleware/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import {
@@ -21,6 +21,18 @@ import { isUpstreamRequestAbandoned, trackUpstreamRequest } from "./upstreamRequ
 const PAYMENT_REQUEST_HEADERS = [PAYMENT_SIGNATURE, SIGN_IN_WITH_X];
 /** Never taken from an upstream: only the gateway issues offers and receipts. */
 const PAYMENT_RESPONSE_HEADERS = [PAYMENT_REQUIRED, PAYMENT_RESPONSE];
+
+/** Headers that name the client's address, besides `X-Forwarded-*`: dropped unless a trusted proxy sent them. */
+const CLIENT_IP_HEADERS = [
+  "forwarded",
+  "x-real-ip",
+  "true-client-ip",
+  "x-client-ip",
+  "cf-connecting-ip",
+  "fastly-client-ip",
+  "x-cluster-client-ip",
+  "x-original-forwarded-for",
+];
 
 const CONNECT_TIMEOUT = "UPSTREAM_CONNECT_TIMEOUT";
 /** Idle upstream connections are dropped before Node's default server `keepAliveTimeout` (5 s) can race a reuse. */
@@ -163,6 +175,10 @@ function prepareForwardedHeaders(req: Request): void {
     "expect",
   ])
     delete headers[name];
+  // Other client-IP headers are believed by some upstreams: from an untrusted client they are lies.
+  if (!trusted) for (const name of CLIENT_IP_HEADERS) delete headers[name];
+  headers["x-real-ip"] =
+    trusted && typeof req.headers["x-real-ip"] === "string" ? req.headers["x-real-ip"] : (req.ip ?? peer);
   headers["x-forwarded-for"] = forwardedFor;
   headers["x-forwarded-proto"] = proto;
   if (host) headers["x-forwarded-host"] = host;

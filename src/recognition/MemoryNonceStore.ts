@@ -1,45 +1,42 @@
-import { LRUCache } from "lru-cache";
 import type { NonceStore } from "./NonceStore.js";
 import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
 
 export interface MemoryNonceStoreOptions {
-  /** Most unused nonces kept; past it the oldest are forgotten (their sign-ins then fail). */
+  /** Most used, unexpired nonces kept; when full, further sign-ins are refused (never forgotten early). */
   maxNonces?: number;
   /** Clock, epoch ms. */
   now?: () => number;
 }
 
-/** Nonces in this process's memory: right for one gateway instance. */
+/** Used nonces in this process's memory: right for one gateway instance. */
 export class MemoryNonceStore implements NonceStore {
-  /** Nonce → when it expires (epoch ms). The LRU's own TTL only frees the memory. */
-  private readonly nonces: LRUCache<string, number>;
+  /** Nonce → when it expires (epoch ms). */
+  private readonly used = new Map<string, number>();
   private readonly now: () => number;
+  private readonly maxNonces: number;
 
   constructor(options: MemoryNonceStoreOptions = {}) {
-    const now = options.now ?? Date.now;
-    this.now = now;
-    this.nonces = new LRUCache<string, number>({
-      max: options.maxNonces ?? RECOGNITION_DEFAULTS.maxNonces,
-      ttl: 60_000, // every entry gets its own TTL in issue(); this is only the required default
-      perf: { now },
-      ttlResolution: 0,
-      ttlAutopurge: false,
-    });
+    this.now = options.now ?? Date.now;
+    this.maxNonces = options.maxNonces ?? RECOGNITION_DEFAULTS.maxNonces;
   }
 
-  async issue(nonce: string, ttlMs: number): Promise<void> {
-    this.nonces.set(nonce, this.now() + ttlMs, { ttl: Math.max(1, ttlMs) });
+  async use(nonce: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    const expiresAt = this.used.get(nonce);
+    if (expiresAt !== undefined && expiresAt > now) return false;
+    if (this.used.size >= this.maxNonces) this.sweep(now);
+    // Forgetting an unexpired used nonce would let its proof be replayed: refuse instead (fail closed).
+    if (this.used.size >= this.maxNonces) return false;
+    this.used.set(nonce, now + ttlMs);
+    return true;
   }
 
-  async consume(nonce: string): Promise<boolean> {
-    const expiresAt = this.nonces.get(nonce);
-    // delete() before answering makes the use single, also for an expired nonce.
-    this.nonces.delete(nonce);
-    return expiresAt !== undefined && this.now() < expiresAt;
-  }
-
-  /** Nonces still held (expired ones may count until touched). */
+  /** Used nonces held (expired ones may count until swept). */
   get size(): number {
-    return this.nonces.size;
+    return this.used.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [nonce, expiresAt] of this.used) if (expiresAt <= now) this.used.delete(nonce);
   }
 }

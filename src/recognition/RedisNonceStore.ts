@@ -12,8 +12,8 @@ export interface RedisNonceStoreOptions {
 }
 
 /**
- * Nonces in Redis, so a challenge issued by one gateway instance can be answered at another and
- * still be used once: `SET NX PX` to issue, `DEL` (atomic, answers how many keys it removed) to consume.
+ * Used nonces in Redis, so a challenge issued by one gateway instance can be answered at another and
+ * still be used once: `SET NX PX` marks a nonce used until it expires, and says whether it was first.
  */
 export class RedisNonceStore implements NonceStore {
   private readonly redis: Redis;
@@ -38,12 +38,9 @@ export class RedisNonceStore implements NonceStore {
     }
   }
 
-  async issue(nonce: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keyPrefix + nonce, "1", "PX", Math.max(1, Math.ceil(ttlMs)), "NX");
-  }
-
-  async consume(nonce: string): Promise<boolean> {
-    return (await this.redis.del(this.keyPrefix + nonce)) === 1;
+  async use(nonce: string, ttlMs: number): Promise<boolean> {
+    const set = await this.redis.set(this.keyPrefix + nonce, "1", "PX", Math.max(1, Math.ceil(ttlMs)), "NX");
+    return set === "OK";
   }
 
   /** Closes the connection if this store opened it. */

@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { Logger } from "../common/Logger.js";
 import { silentLogger } from "../common/Logger.js";
 import { GatewayError } from "../protocol/errors.js";
 import { SIGN_IN_WITH_X } from "../protocol/headers.js";
 import type { NonceStore } from "./NonceStore.js";
 import { parseSignInHeader } from "./parseSignInHeader.js";
+import { SignInNonces } from "./SignInNonces.js";
 import type { RecognitionCache, RecognitionStats } from "./RecognitionCache.js";
 import { RecognitionError } from "./RecognitionError.js";
 import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
@@ -14,7 +14,10 @@ import { verifySignIn, type MessageVerifier } from "./verifySignIn.js";
 export interface SiwxSignInGateOptions {
   /** Answers `est_ouverte` for a proven address. */
   cache: RecognitionCache;
+  /** Where used nonces are remembered. */
   nonceStore: NonceStore;
+  /** Server secret of the stateless nonces; instances that share it accept each other's challenges. */
+  nonceSecret?: string;
   /** How long a challenge stays valid, in seconds. */
   signInTtlSeconds?: number;
   /** Clock skew tolerated on `issuedAt` / `notBefore`, in ms. */
@@ -71,6 +74,7 @@ const PAYLOAD_SCHEMA = {
 export class SiwxSignInGate implements SignInGate {
   private readonly cache: RecognitionCache;
   private readonly nonceStore: NonceStore;
+  private readonly nonces: SignInNonces;
   private readonly signInTtlMs: number;
   private readonly clockSkewMs: number;
   private readonly statement: string | undefined;
@@ -82,6 +86,7 @@ export class SiwxSignInGate implements SignInGate {
   constructor(options: SiwxSignInGateOptions) {
     this.cache = options.cache;
     this.nonceStore = options.nonceStore;
+    this.nonces = new SignInNonces(options.nonceSecret);
     this.signInTtlMs = (options.signInTtlSeconds ?? RECOGNITION_DEFAULTS.signInTtlSeconds) * 1000;
     this.clockSkewMs = options.clockSkewMs ?? RECOGNITION_DEFAULTS.clockSkewMs;
     this.statement = options.statement;
@@ -93,15 +98,8 @@ export class SiwxSignInGate implements SignInGate {
   async offer(context: SignInContext): Promise<Record<string, unknown>> {
     const chains = [...new Set(context.networks.filter((network) => /^eip155:[0-9]+$/.test(network)))];
     if (chains.length === 0) return {};
-    const nonce = randomBytes(16).toString("hex");
-    try {
-      await this.nonceStore.issue(nonce, this.signInTtlMs);
-    } catch (error) {
-      // Without a stored nonce the challenge could never be answered: offer payment only.
-      this.logger.warn({ event: "sign_in_nonce_store_failed", err: String(error) }, "sign-in not offered");
-      return {};
-    }
     const issuedAt = context.now;
+    const nonce = this.nonces.mint(context.host, context.resourceUrl, issuedAt.getTime() + this.signInTtlMs);
     const info: Record<string, unknown> = {
       domain: context.host,
       uri: context.resourceUrl,
@@ -130,6 +128,7 @@ export class SiwxSignInGate implements SignInGate {
       claimed = payload.address;
       address = await verifySignIn(payload, {
         context,
+        nonces: this.nonces,
         nonceStore: this.nonceStore,
         signInTtlMs: this.signInTtlMs,
         clockSkewMs: this.clockSkewMs,

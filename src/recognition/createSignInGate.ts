@@ -50,6 +50,7 @@ export function createSignInGate(settings: RecognitionSettings, deps: SignInGate
   return new SiwxSignInGate({
     cache,
     nonceStore: deps.nonceStore ?? new MemoryNonceStore({ now: deps.now }),
+    nonceSecret: valid.signInSecret,
     signInTtlSeconds: valid.signInTtlSeconds,
     statement: deps.statement,
     publicClient: deps.publicClient,

@@ -2,6 +2,7 @@ import { getAddress, isAddress, verifyMessage, type Hex } from "viem";
 import { GatewayError } from "../protocol/errors.js";
 import { buildSiweMessage } from "./buildSiweMessage.js";
 import type { NonceStore } from "./NonceStore.js";
+import type { SignInNonces } from "./SignInNonces.js";
 import type { SignInPayload } from "./parseSignInHeader.js";
 import { RecognitionError } from "./RecognitionError.js";
 import type { SignInContext } from "./SignInGate.js";
@@ -13,6 +14,9 @@ export interface MessageVerifier {
 
 export interface VerifySignInOptions {
   context: SignInContext;
+  /** Checks that a nonce was issued here, for this domain and resource, and is unexpired. */
+  nonces: SignInNonces;
+  /** Where used nonces are remembered. */
   nonceStore: NonceStore;
   /** How long after `issuedAt` a sign-in is accepted, in ms. */
   signInTtlMs: number;
@@ -104,7 +108,8 @@ export async function verifySignIn(payload: SignInPayload, options: VerifySignIn
   if (!(await signatureMatches(address, message, signature, options.publicClient))) {
     reject("bad_signature", "the signature does not match the address and message");
   }
-  if (!(await options.nonceStore.consume(payload.nonce))) {
+  const nonce = options.nonces.check(payload.nonce, context.host, context.resourceUrl, now);
+  if (!nonce.ok || !(await options.nonceStore.use(payload.nonce, nonce.expiresAtMs - now))) {
     reject("nonce_unknown_or_used", "the nonce was not issued here, has expired, or was already used");
   }
   return address;

@@ -1,4 +1,6 @@
-import type { Server } from "node:http";
+import { readFile } from "node:fs/promises";
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import {
   createStakingBackend,
@@ -26,10 +28,21 @@ export async function listenStakingBackend(
   const backend = createStakingBackend(options);
   const host = options.host ?? backend.config.server.host;
   const port = options.port ?? backend.config.server.port;
+  const tls = backend.config.server.tls;
   let server: Server;
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = backend.app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+    server = tls
+      ? createHttpsServer(
+          { cert: await readFile(tls.certFile), key: await readFile(tls.keyFile) },
+          backend.app,
+        )
+      : createHttpServer(backend.app);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
   } catch (error) {
     backend.close();
@@ -39,7 +52,7 @@ export async function listenStakingBackend(
   const shownHost = address.address.includes(":") ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${shownHost}:${address.port}`,
+    url: `${tls ? "https" : "http"}://${shownHost}:${address.port}`,
     port: address.port,
     backend,
     server,

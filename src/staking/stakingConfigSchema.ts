@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { tlsSettingsSchema } from "../config/tlsSettingsSchema.js";
 import { FELT_PATTERN, FELT_PRIME } from "./felt.js";
 import { DEFAULT_TOKENS } from "./tokens.js";
 
@@ -88,6 +89,8 @@ export const stakingConfigSchema = z.strictObject({
     .strictObject({
       host: z.string().default("127.0.0.1"),
       port: z.number().int().min(0).max(65_535).default(3001),
+      /** With it the backend speaks HTTPS (the same settings as the gateway's `listen.tls`). */
+      tls: tlsSettingsSchema.optional(),
     })
     .prefault({}),
   /** Tokens the validator may have pools for. Symbols other than STRK count as BTC wrappers. */

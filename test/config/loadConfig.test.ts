@@ -34,7 +34,15 @@ describe("parseConfig", () => {
   it("fills every default once", () => {
     const config = parseConfig(valid, { file: FILE, env: {} });
     expect(config.listen).toEqual({ host: "127.0.0.1", port: 0 });
-    expect(config.limits).toEqual({ maxBodyBytes: 1048576, maxHeaderBytes: 65536, drainTimeoutMs: 30000 });
+    expect(config.limits).toEqual({
+      maxBodyBytes: 1048576,
+      maxHeaderBytes: 65536,
+      drainTimeoutMs: 30000,
+      headersTimeoutMs: 20000,
+      requestTimeoutMs: 60000,
+      keepAliveTimeoutMs: 5000,
+      maxConnections: 1024,
+    });
     expect(config.upstreams[0]).toMatchObject({ prefix: "/", connectTimeoutMs: 10000, timeoutMs: 60000 });
     expect(config.ledger).toEqual({ type: "memory" });
     expect(config.metrics).toEqual({ enabled: true, path: "/metrics" });

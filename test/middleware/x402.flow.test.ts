@@ -590,6 +590,22 @@ describe("settle only on 2xx", () => {
     expect(settleCountSeenByHandler).toBe(facilitator.count("settle"));
   });
 
+  it("mode before with an unknown settlement: 503 settlement_unknown, handler not run; the retry settles, then runs it once", async () => {
+    const payment = header(evmPayment(APY));
+    const before = hits.before ?? 0;
+    const verify = hangAfterVerify();
+    const unknown = await request(app).post("/before").set("PAYMENT-SIGNATURE", payment);
+    expect(unknown.status).toBe(503);
+    expect(unknown.body).toMatchObject({ error: "settlement_unknown" });
+    expect(hits.before ?? 0).toBe(before);
+    facilitator.mode = "normal";
+    facilitator.verify = verify;
+    const retry = await request(app).post("/before").set("PAYMENT-SIGNATURE", payment);
+    expect(retry.status).toBe(200);
+    expect(retry.headers["payment-response"]).toBeDefined();
+    expect(hits.before).toBe(before + 1);
+  });
+
   it("mode before does not run the handler when the settlement fails", async () => {
     facilitator.settle = () => ({
       success: false,
@@ -640,6 +656,40 @@ describe("hooks and reports", () => {
     const res = await request(strict).get("/x");
     expect(res.status).toBe(403);
     expect(res.body.error).toBe("tls_required");
+    expect(res.body.message).toContain("requireTls");
+  });
+
+  it("requires HTTPS by default except from loopback clients; a trusted proxy's X-Forwarded-Proto counts", async () => {
+    const app = express();
+    app.set("trust proxy", "loopback");
+    const verifiesBefore = facilitator.count("verify");
+    app.use(
+      x402({
+        facilitator: { url: facilitator.url },
+        payTo: PAY_TO,
+        network: "eip155:84532",
+        routes: { "GET /x": { price: "$1" } },
+      }),
+    );
+    app.get("/x", () => {
+      throw new Error("must not run");
+    });
+    // From loopback (tests, local stacks): plain HTTP is fine.
+    expect((await request(app).get("/x")).status).toBe(402);
+    // A remote client through a (trusted, loopback) proxy over plain HTTP: refused, nothing verified.
+    const remote = await request(app)
+      .get("/x")
+      .set("X-Forwarded-For", "203.0.113.5")
+      .set("PAYMENT-SIGNATURE", header(evmPayment(usdcRequirements("1000000"))));
+    expect(remote.status).toBe(403);
+    expect(remote.body).toMatchObject({ error: "tls_required", details: { setting: "requireTls" } });
+    // The same client over HTTPS at the proxy: offered.
+    const secure = await request(app)
+      .get("/x")
+      .set("X-Forwarded-For", "203.0.113.5")
+      .set("X-Forwarded-Proto", "https");
+    expect(secure.status).toBe(402);
+    expect(facilitator.count("verify")).toBe(verifiesBefore);
   });
 });
 

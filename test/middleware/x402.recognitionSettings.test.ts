@@ -30,6 +30,7 @@ beforeAll(async () => {
     facilitator: { url: facilitator.url },
     payTo: PAY_TO,
     network: "eip155:84532",
+    allowedHosts: ["127.0.0.1"],
     // Only settings: x402() builds the gate (SIWX + cached est_ouverte) itself.
     recognition: { rpcUrl: rpc.url, contract: "0x0456abc" },
     routes: {

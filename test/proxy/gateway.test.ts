@@ -11,11 +11,14 @@ import { closedPort, startUpstream, type TestUpstream } from "./support/startUps
 let upstream: TestUpstream & { release(): void };
 let facilitator: Server;
 let facilitatorUrl: string;
+let facilitatorProbes = 0;
 const running: RunningGateway[] = [];
 
 beforeAll(async () => {
   upstream = await startUpstream();
   facilitator = createServer((req, res) => {
+    // Readiness probes only (the paywall's own /supported asks for JSON).
+    if (req.url?.endsWith("/supported") && req.headers.accept !== "application/json") facilitatorProbes++;
     res.writeHead(req.url === "/supported" ? 200 : 404, { "Content-Type": "application/json" });
     res.end(
       JSON.stringify({
@@ -274,16 +277,31 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ ready: true });
 
-    const down = await start({ upstreamUrl: `http://127.0.0.1:${await closedPort()}` });
+    const lines: string[] = [];
+    const downUrl = `http://127.0.0.1:${await closedPort()}`;
+    const down = await start({ upstreamUrl: downUrl }, lines);
     const notReady = await fetch(`${down.url}/readyz`);
     expect(notReady.status).toBe(503);
-    expect(await notReady.json()).toMatchObject({
+    // Statuses by name only: no URL, credential or error text for anyone who asks.
+    expect(await notReady.json()).toEqual({
       ready: false,
+      draining: false,
       checks: [
         { name: "facilitator", ok: true },
-        { name: "upstream /", ok: false, error: "ECONNREFUSED" },
+        { name: "upstream /", ok: false },
       ],
     });
+    const logged = lines.find((line) => line.includes('"not ready"'));
+    expect(logged).toContain(downUrl);
+    expect(logged).toContain("ECONNREFUSED");
+  });
+
+  it("/readyz probes its dependencies at most once per cache window, however often it is asked", async () => {
+    const gateway = await start({ upstreamUrl: "", facilitator: { url: `${facilitatorUrl}/secret-token` } });
+    const before = facilitatorProbes;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${gateway.url}/readyz`)));
+    for (const answer of answers) expect(JSON.stringify(await answer.json())).not.toContain("secret");
+    expect(facilitatorProbes - before).toBe(1);
   });
 
   it("counts requests by route and outcome in Prometheus text", async () => {

@@ -1,11 +1,7 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
+import { selfSignedCert } from "../support/selfSignedCert.js";
 import { gatewayConfig } from "./support/gatewayConfig.js";
 import { startUpstream, type TestUpstream } from "./support/startUpstream.js";
 
@@ -17,28 +13,7 @@ const running: RunningGateway[] = [];
 
 beforeAll(async () => {
   upstream = await startUpstream();
-  const dir = await mkdtemp(join(tmpdir(), "gw-tls-"));
-  certFile = join(dir, "cert.pem");
-  keyFile = join(dir, "key.pem");
-  // A self-signed certificate made for this run (openssl from the OS).
-  await promisify(execFile)("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    "-days",
-    "1",
-    "-keyout",
-    keyFile,
-    "-out",
-    certFile,
-  ]);
-  cert = await readFile(certFile);
+  ({ certFile, keyFile, cert } = await selfSignedCert());
 });
 
 afterEach(async () => {

@@ -255,7 +255,7 @@ describe("SiwxSignInGate with shared nonces", () => {
       new RedisNonceStore({ redis: url, keyPrefix }),
     ];
     try {
-      const settings = { rpcUrl: server.url, contract: "0x0123abc" };
+      const settings = { rpcUrl: server.url, contract: "0x0123abc", signInSecret: "s".repeat(32) };
       const [a, b] = stores.map((nonceStore) =>
         createSignInGate(settings, { now: () => clock.now, nonceStore }),
       );
@@ -268,13 +268,23 @@ describe("SiwxSignInGate with shared nonces", () => {
     }
   });
 
-  it("offers payment only when the nonce store is down", async () => {
+  it("issues challenges without storing anything, and fails closed when the used-nonce store is down", async () => {
+    const used: string[] = [];
     const down: NonceStore = {
-      issue: () => Promise.reject(new Error("ECONNREFUSED")),
-      consume: () => Promise.reject(new Error("ECONNREFUSED")),
+      use: (nonce) => {
+        used.push(nonce);
+        return Promise.reject(new Error("ECONNREFUSED"));
+      },
     };
-    const lonely = createSignInGate({ rpcUrl: server.url, contract: "0x1" }, { nonceStore: down });
-    expect(await lonely.offer(context())).toEqual({});
+    const lonely = createSignInGate(
+      { rpcUrl: server.url, contract: "0x0123abc" },
+      { now: () => clock.now, nonceStore: down },
+    );
+    for (let i = 0; i < 100; i++) await lonely.offer(context());
+    expect(used).toEqual([]);
+    gate = lonely;
+    const header = await signedHeader();
+    await expect(lonely.admit(header, context())).rejects.toThrow(/ECONNREFUSED/);
   });
 });
 

@@ -50,6 +50,7 @@ beforeAll(async () => {
       facilitator: { url: facilitator.url },
       payTo: PAY_TO,
       network: "eip155:84532",
+      allowedHosts: ["127.0.0.1"],
       routes: {
         "GET /api/report": { price: "$0.001", description: "A report", recognition },
         "GET /api/always-paid": { price: "$0.001", recognition: false },

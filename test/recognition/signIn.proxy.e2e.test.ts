@@ -41,6 +41,7 @@ beforeAll(async () => {
     network: "eip155:84532",
     upstreams: [{ url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` }],
     recognition: { rpcUrl: rpc.url, contract: "0x0456abc", timeoutMs: 1_000 },
+    allowedHosts: ["127.0.0.1"],
     routes: {
       "GET /report": { price: "$0.01" },
       "GET /always-paid": { price: "$0.01", recognition: false },

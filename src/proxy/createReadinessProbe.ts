@@ -1,0 +1,39 @@
+import type { Logger } from "pino";
+import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
+import { checkReadiness } from "./checkReadiness.js";
+
+/** What `/readyz` tells anyone: each dependency's name and whether it is up; URLs and errors go to the logs. */
+export interface PublicReadiness {
+  ready: boolean;
+  checks: Array<{ name: string; ok: boolean }>;
+}
+
+/** How long a probe result is reused: `/readyz` cannot be used to flood the dependencies. */
+export const READINESS_CACHE_MS = 1_500;
+
+/**
+ * Probe the facilitator and upstreams at most once per {@link READINESS_CACHE_MS} (concurrent calls share
+ * one probe), logging the details of a failed check and answering only statuses by name.
+ */
+export function createReadinessProbe(
+  config: GatewayConfig,
+  fetchImpl: typeof fetch,
+  logger: Logger,
+  now: () => number = Date.now,
+): () => Promise<PublicReadiness> {
+  let cached: { at: number; result: Promise<PublicReadiness> } | undefined;
+  const probe = async (): Promise<PublicReadiness> => {
+    const readiness = await checkReadiness(config, fetchImpl);
+    for (const check of readiness.checks.filter((c) => !c.ok)) {
+      logger.warn(
+        { check: check.name, url: check.url, status: check.status, error: check.error },
+        "not ready",
+      );
+    }
+    return { ready: readiness.ready, checks: readiness.checks.map(({ name, ok }) => ({ name, ok })) };
+  };
+  return () => {
+    if (!cached || now() - cached.at >= READINESS_CACHE_MS) cached = { at: now(), result: probe() };
+    return cached.result;
+  };
+}
