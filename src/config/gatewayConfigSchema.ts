@@ -1,10 +1,8 @@
 import { isIP } from "node:net";
 import { z } from "zod/v4";
-import {
-  facilitatorSettingsSchema,
-  ledgerSettingsSchema,
-  paywallSettingsSchema,
-} from "../middleware/options.js";
+import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
+import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
+import { paywallSettingsSchema } from "../middleware/options.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 

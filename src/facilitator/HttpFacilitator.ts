@@ -10,8 +10,7 @@ import {
   type SupportedResponse,
   type VerifyResponse,
 } from "../protocol/schemas.js";
-import type { FacilitatorHeaders } from "../middleware/options.js";
-import { DEFAULTS } from "../middleware/options.js";
+import { FACILITATOR_DEFAULTS as DEFAULTS, type FacilitatorHeaders } from "./facilitatorSettings.js";
 import type { Facilitator } from "./Facilitator.js";
 import type { CborFacilitator } from "./CborFacilitator.js";
 import {

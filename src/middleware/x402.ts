@@ -20,7 +20,7 @@ import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options
 import { Paywall } from "./Paywall.js";
 import { BaseError } from "../common/BaseError.js";
 import { CborPaywall } from "./CborPaywall.js";
-import { CBOR_DEFAULTS } from "./cborOptions.js";
+import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
 import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
 
 /** A wrong option: thrown by `x402()` at start-up, naming every offending key. */

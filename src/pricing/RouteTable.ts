@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
-import type { RouteConfig } from "../middleware/options.js";
-import { CBOR_DEFAULTS } from "../middleware/cborOptions.js";
+import type { RouteConfig } from "./routeSettings.js";
+import { CBOR_DEFAULTS } from "./cborRouteSettings.js";
 import { compileRoutePattern, type RoutePattern } from "./compileRoutePattern.js";
 import { lenientReadings } from "./lenientReadings.js";
 import { normalizePath, type NormalizedPath, type PathRejection } from "./normalizePath.js";

@@ -1,4 +1,4 @@
-import type { CborRouteConfig } from "../middleware/cborOptions.js";
+import type { CborRouteConfig } from "./cborRouteSettings.js";
 import {
   DEFAULT_CLAIM_SCHEMA_REF,
   DEFAULT_REVELATION_MASK_REF,

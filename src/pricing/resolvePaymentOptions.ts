@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
-import type { PaymentOption, Price, RouteConfig } from "../middleware/options.js";
+import type { PaymentOption, Price, RouteConfig } from "./routeSettings.js";
 import type { AssetTable } from "./knownAssets.js";
 import { PriceError, parseMoney } from "./parseMoney.js";
 

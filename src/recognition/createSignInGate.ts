@@ -1,5 +1,5 @@
 import type { Logger } from "../common/Logger.js";
-import { recognitionSettingsSchema, type RecognitionSettings } from "../middleware/options.js";
+import { recognitionSettingsSchema, type RecognitionSettings } from "./recognitionSettings.js";
 import { recognitionExtension } from "./recognitionExtension.js";
 import { MemoryNonceStore } from "./MemoryNonceStore.js";
 import type { NonceStore } from "./NonceStore.js";

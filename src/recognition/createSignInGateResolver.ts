@@ -1,4 +1,4 @@
-import type { RecognitionSettings } from "../middleware/options.js";
+import type { RecognitionSettings } from "./recognitionSettings.js";
 import { createSignInGate, type SignInGateDeps } from "./createSignInGate.js";
 import { MemoryNonceStore } from "./MemoryNonceStore.js";
 import type { SiwxSignInGate } from "./SiwxSignInGate.js";

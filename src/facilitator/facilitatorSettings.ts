@@ -1,0 +1,28 @@
+import { z } from "zod/v4";
+
+/** Timeouts of the facilitator calls, written once (RELIABILITY.md: verify 10 s, settle 30 s). */
+export const FACILITATOR_DEFAULTS = {
+  verifyTimeoutMs: 10_000,
+  settleTimeoutMs: 30_000,
+  supportedTimeoutMs: 5_000,
+} as const;
+
+const headersFunction = z.custom<FacilitatorHeaders>((value) => typeof value === "function", {
+  error: "expected a function returning headers",
+});
+export type FacilitatorHeaders = (
+  endpoint: "verify" | "settle" | "supported",
+) => Record<string, string> | Promise<Record<string, string>>;
+
+export const facilitatorSettingsSchema = z.strictObject({
+  url: z.url({ error: "expected the facilitator's base URL" }),
+  /** Timeout of `/verify`, in ms. */
+  timeoutMs: z.number().int().positive().default(FACILITATOR_DEFAULTS.verifyTimeoutMs),
+  /** Timeout of `/settle`, in ms. */
+  settleTimeoutMs: z.number().int().positive().default(FACILITATOR_DEFAULTS.settleTimeoutMs),
+  /** Timeout of `/supported`, in ms. */
+  supportedTimeoutMs: z.number().int().positive().default(FACILITATOR_DEFAULTS.supportedTimeoutMs),
+  /** Extra headers (e.g. auth) on every call: a fixed map, or a function of the endpoint. */
+  headers: z.union([z.record(z.string(), z.string()), headersFunction]).optional(),
+});
+export type FacilitatorSettings = z.infer<typeof facilitatorSettingsSchema>;
