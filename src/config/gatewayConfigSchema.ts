@@ -42,12 +42,17 @@ const trustProxyEntry = z.string().refine(
 export { tlsSettingsSchema };
 
 export const listenSettingsSchema = z.strictObject({
-  /** Interface to bind; plain HTTP is accepted without a trusted proxy only on a loopback host. */
-  host: z.string().min(1).default(GATEWAY_DEFAULTS.host),
-  /** TCP port; 0 picks a free one. */
-  port: z.number().int().min(0).max(65535).default(GATEWAY_DEFAULTS.port),
-  /** With it the gateway speaks HTTPS. */
-  tls: tlsSettingsSchema.optional(),
+  host: z.string().min(1).default(GATEWAY_DEFAULTS.host).meta({
+    description: "Interface to bind; plain HTTP is accepted without a trusted proxy only on a loopback host.",
+  }),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(GATEWAY_DEFAULTS.port)
+    .meta({ description: "TCP port; 0 picks a free one." }),
+  tls: tlsSettingsSchema.optional().meta({ description: "With it the gateway speaks HTTPS." }),
 });
 
 export const upstreamSettingsSchema = z.strictObject({
@@ -55,38 +60,74 @@ export const upstreamSettingsSchema = z.strictObject({
   prefix: z
     .string()
     .regex(/^\/[^?#]*$/, 'expected a path prefix starting with "/"')
-    .default("/"),
-  /** Base URL of the upstream; the request's path is appended to it. */
-  url: z.url({ error: "expected the upstream's base URL" }),
-  /** How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout. */
-  connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs),
-  /** How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout. */
-  timeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamTimeoutMs),
-  /** Most connections open to this upstream at once; further requests wait for a free one. */
-  maxSockets: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamMaxSockets),
-  /** Most idle keep-alive connections kept open to this upstream for reuse. */
-  maxFreeSockets: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets),
-  /** Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable. */
-  healthPath: z.string().startsWith("/").optional(),
+    .default("/")
+    .meta({
+      description:
+        "Path prefix this upstream serves (`/` for everything else); the longest matching prefix wins.",
+    }),
+  url: z
+    .url({ error: "expected the upstream's base URL" })
+    .meta({ description: "Base URL of the upstream; the request's path is appended to it." }),
+  connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs).meta({
+    description:
+      "How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout.",
+  }),
+  timeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamTimeoutMs).meta({
+    description: "How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout.",
+  }),
+  maxSockets: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamMaxSockets).meta({
+    description: "Most connections open to this upstream at once; further requests wait for a free one.",
+  }),
+  maxFreeSockets: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets)
+    .meta({ description: "Most idle keep-alive connections kept open to this upstream for reuse." }),
+  healthPath: z.string().startsWith("/").optional().meta({
+    description:
+      "Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable.",
+  }),
 });
 export type UpstreamSettings = z.output<typeof upstreamSettingsSchema>;
 
 export const limitsSettingsSchema = z
   .strictObject({
-    /** Largest request body forwarded, in bytes → 413 payload_too_large. */
-    maxBodyBytes: z.number().int().positive().default(GATEWAY_DEFAULTS.maxBodyBytes),
-    /** Largest request head (all headers), in bytes → 431. */
-    maxHeaderBytes: z.number().int().positive().default(GATEWAY_DEFAULTS.maxHeaderBytes),
-    /** On SIGTERM/SIGINT, how long in-flight requests and settlements may take before connections are cut, in ms. */
-    drainTimeoutMs: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.drainTimeoutMs),
-    /** How long a client may take to send the request head, in ms → 408 and the connection closed. */
-    headersTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.headersTimeoutMs),
-    /** How long a client may take to send the whole request (head and body), in ms → 408. */
-    requestTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.requestTimeoutMs),
-    /** How long an idle keep-alive connection stays open, in ms. */
-    keepAliveTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.keepAliveTimeoutMs),
-    /** Open client connections at most; beyond, new connections are closed at once. */
-    maxConnections: z.number().int().positive().default(GATEWAY_DEFAULTS.maxConnections),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(GATEWAY_DEFAULTS.maxBodyBytes)
+      .meta({ description: "Largest request body forwarded, in bytes → 413 payload_too_large." }),
+    maxHeaderBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(GATEWAY_DEFAULTS.maxHeaderBytes)
+      .meta({ description: "Largest request head (all headers), in bytes → 431." }),
+    drainTimeoutMs: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.drainTimeoutMs).meta({
+      description:
+        "On SIGTERM/SIGINT, how long in-flight requests and settlements may take before connections are cut, in ms.",
+    }),
+    headersTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.headersTimeoutMs).meta({
+      description:
+        "How long a client may take to send the request head, in ms → 408 and the connection closed.",
+    }),
+    requestTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.requestTimeoutMs).meta({
+      description: "How long a client may take to send the whole request (head and body), in ms → 408.",
+    }),
+    keepAliveTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(GATEWAY_DEFAULTS.keepAliveTimeoutMs)
+      .meta({ description: "How long an idle keep-alive connection stays open, in ms." }),
+    maxConnections: z
+      .number()
+      .int()
+      .positive()
+      .default(GATEWAY_DEFAULTS.maxConnections)
+      .meta({ description: "Open client connections at most; beyond, new connections are closed at once." }),
   })
   .refine((limits) => limits.headersTimeoutMs <= limits.requestTimeoutMs, {
     path: ["headersTimeoutMs"],
@@ -96,13 +137,20 @@ export const limitsSettingsSchema = z
 export const loggingSettingsSchema = z.strictObject({
   level: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default(GATEWAY_DEFAULTS.logLevel),
+    .default(GATEWAY_DEFAULTS.logLevel)
+    .meta({ description: "Log level: fatal, error, warn, info (default), debug, trace or silent." }),
 });
 
 export const metricsSettingsSchema = z.strictObject({
-  enabled: z.boolean().default(true),
-  /** Path of the Prometheus text endpoint (outside the priced table). */
-  path: z.string().startsWith("/").default(GATEWAY_DEFAULTS.metricsPath),
+  enabled: z
+    .boolean()
+    .default(true)
+    .meta({ description: "Serve Prometheus metrics at `metrics.path`. Default true." }),
+  path: z
+    .string()
+    .startsWith("/")
+    .default(GATEWAY_DEFAULTS.metricsPath)
+    .meta({ description: "Path of the Prometheus text endpoint (outside the priced table)." }),
 });
 
 /** Cross-origin access for browser apps that pay (off unless `allowedOrigins` is set). */
@@ -115,9 +163,17 @@ export const corsSettingsSchema = z.strictObject({
         z.url().regex(/^https?:\/\/[^/]+$/, "expected an origin: scheme://host[:port]"),
       ]),
     )
-    .default([]),
-  /** How long a browser may cache a preflight answer, in seconds. */
-  maxAgeSeconds: z.number().int().nonnegative().default(600),
+    .default([])
+    .meta({
+      description:
+        "Origins (`https://app.example.com`, or `*`) whose browsers may call the gateway; none by default.",
+    }),
+  maxAgeSeconds: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(600)
+    .meta({ description: "How long a browser may cache a preflight answer, in seconds." }),
 });
 export type CorsSettings = z.output<typeof corsSettingsSchema>;
 
@@ -125,20 +181,39 @@ export type CorsSettings = z.output<typeof corsSettingsSchema>;
 export const gatewayConfigSchema = paywallSettingsSchema
   .omit({ requireTls: true })
   .extend({
-    facilitator: facilitatorSettingsSchema.extend({
-      /** Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`. */
-      headers: z.record(z.string(), z.string()).optional(),
+    facilitator: facilitatorSettingsSchema
+      .extend({
+        headers: z.record(z.string(), z.string()).optional().meta({
+          description:
+            'Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`.',
+        }),
+      })
+      .meta({ description: "The x402 facilitator that verifies and settles payments." }),
+    listen: listenSettingsSchema
+      .prefault({})
+      .meta({ description: "Where the gateway listens: `{ host, port, tls? }`. Default 127.0.0.1:8402." }),
+    trustProxy: z.array(trustProxyEntry).default([]).meta({
+      description:
+        "Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal.",
     }),
-    listen: listenSettingsSchema.prefault({}),
-    /** Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal. */
-    trustProxy: z.array(trustProxyEntry).default([]),
-    upstreams: z.array(upstreamSettingsSchema).min(1, "expected at least one upstream"),
-    /** Payment de-duplication store: in memory (one instance), or Redis shared by several instances. */
-    ledger: ledgerSettingsSchema.prefault({ type: "memory" }),
-    limits: limitsSettingsSchema.prefault({}),
-    logging: loggingSettingsSchema.prefault({}),
-    metrics: metricsSettingsSchema.prefault({}),
-    cors: corsSettingsSchema.prefault({}),
+    upstreams: z.array(upstreamSettingsSchema).min(1, "expected at least one upstream").meta({
+      description: "The APIs behind the gateway, each serving a path prefix (longest prefix wins).",
+    }),
+    ledger: ledgerSettingsSchema.prefault({ type: "memory" }).meta({
+      description:
+        "Payment de-duplication store: in memory (one instance), or Redis shared by several instances.",
+    }),
+    limits: limitsSettingsSchema
+      .prefault({})
+      .meta({ description: "Request size, timeouts, connections and drain: defaults in the nginx range." }),
+    logging: loggingSettingsSchema
+      .prefault({})
+      .meta({ description: "Access and event logs (pino JSON on stdout)." }),
+    metrics: metricsSettingsSchema.prefault({}).meta({ description: "Prometheus metrics of the gateway." }),
+    cors: corsSettingsSchema.prefault({}).meta({
+      description:
+        "Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and exposed.",
+    }),
   })
   .superRefine((config, ctx) => {
     const outbound: Array<{ path: PropertyKey[]; url: string }> = [

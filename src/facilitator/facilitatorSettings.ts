@@ -15,14 +15,32 @@ export type FacilitatorHeaders = (
 ) => Record<string, string> | Promise<Record<string, string>>;
 
 export const facilitatorSettingsSchema = z.strictObject({
-  url: z.url({ error: "expected the facilitator's base URL" }),
-  /** Timeout of `/verify`, in ms. */
-  timeoutMs: z.number().int().positive().default(FACILITATOR_DEFAULTS.verifyTimeoutMs),
-  /** Timeout of `/settle`, in ms. */
-  settleTimeoutMs: z.number().int().positive().default(FACILITATOR_DEFAULTS.settleTimeoutMs),
-  /** Timeout of `/supported`, in ms. */
-  supportedTimeoutMs: z.number().int().positive().default(FACILITATOR_DEFAULTS.supportedTimeoutMs),
-  /** Extra headers (e.g. auth) on every call: a fixed map, or a function of the endpoint. */
-  headers: z.union([z.record(z.string(), z.string()), headersFunction]).optional(),
+  url: z.url({ error: "expected the facilitator's base URL" }).meta({
+    description: "Base URL of the x402 facilitator; `/verify`, `/settle` and `/supported` are appended.",
+  }),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(FACILITATOR_DEFAULTS.verifyTimeoutMs)
+    .meta({ description: "Timeout of `/verify`, in ms." }),
+  settleTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(FACILITATOR_DEFAULTS.settleTimeoutMs)
+    .meta({ description: "Timeout of `/settle`, in ms." }),
+  supportedTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(FACILITATOR_DEFAULTS.supportedTimeoutMs)
+    .meta({ description: "Timeout of `/supported`, in ms." }),
+  headers: z
+    .union([z.record(z.string(), z.string()), headersFunction])
+    .optional()
+    .meta({
+      description: "Extra headers (e.g. auth) on every call: a fixed map, or a function of the endpoint.",
+    }),
 });
 export type FacilitatorSettings = z.infer<typeof facilitatorSettingsSchema>;

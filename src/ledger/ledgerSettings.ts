@@ -1,14 +1,32 @@
 import { z } from "zod/v4";
 
-export const memoryLedgerSettingsSchema = z.strictObject({ type: z.literal("memory") });
+export const memoryLedgerSettingsSchema = z.strictObject({
+  type: z
+    .literal("memory")
+    .meta({ description: "`memory` (default): one instance; `redis`: shared by every instance." }),
+});
 
 /** A ledger in Redis, shared by every gateway instance that uses the same `url` and `keyPrefix`. */
 export const redisLedgerSettingsSchema = z.strictObject({
-  type: z.literal("redis"),
-  url: z.string().regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL"),
-  keyPrefix: z.string().optional(),
-  /** Timeout of each Redis command, in ms. */
-  commandTimeoutMs: z.number().int().positive().optional(),
+  type: z
+    .literal("redis")
+    .meta({ description: "`memory` (default): one instance; `redis`: shared by every instance." }),
+  url: z
+    .string()
+    .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
+    .meta({
+      description: "Redis URL (`redis://` or `rediss://`), the same for every instance that shares payments.",
+    }),
+  keyPrefix: z.string().optional().meta({
+    description:
+      "Prefix of the ledger's keys, so several gateways can share one Redis. Default `x402:payment:`.",
+  }),
+  commandTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Timeout of each Redis command, in ms." }),
 });
 
 export const ledgerSettingsSchema = z.discriminatedUnion("type", [

@@ -28,50 +28,72 @@ export const DEFAULTS = {
 
 /** The serialisable part of the options: what a config file can say too. */
 export const paywallSettingsSchema = z.strictObject({
-  facilitator: facilitatorSettingsSchema,
-  /** Default recipient of every route. */
-  payTo: z.string().min(1),
-  /** Default CAIP-2 network of every route. */
-  network: caip2Network,
-  /** Base URL the offers name as `resource.url`; without it the request's own host is used. */
-  publicUrl: z.url().optional(),
+  facilitator: facilitatorSettingsSchema.meta({
+    description:
+      "The x402 facilitator that verifies and settles payments: `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }`.",
+  }),
+  payTo: z.string().min(1).meta({ description: "Default recipient of every route." }),
+  network: caip2Network.meta({ description: "Default CAIP-2 network of every route." }),
+  publicUrl: z.url().optional().meta({
+    description: "Base URL the offers name as `resource.url`; without it the request's own host is used.",
+  }),
   /**
    * Without `publicUrl`: the hosts (`api.example.com`, or `host:port`) a request's `Host` may name; the
    * first is used for any other. Recognition (sign-in) needs `publicUrl` or this: a proof is bound to it.
    */
   allowedHosts: z
     .array(z.string().regex(/^[^\s/]+$/, "expected a host name, optionally with :port"))
-    .optional(),
-  routes: z.record(z.string(), routeSchema),
-  assets: z.array(assetSchema).optional(),
-  maxTimeoutSeconds: z.number().int().positive().default(PRICING_DEFAULTS.maxTimeoutSeconds),
-  /** Cap on a response held until settlement, in bytes; larger → 502 response_too_large, never settled. */
-  maxHeldResponseBytes: z.number().int().positive().default(DEFAULTS.maxHeldResponseBytes),
-  /** How long a payment stays reserved while it is verified, served and settled, in ms. */
-  reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs),
-  /**
-   * JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out
-   * or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a
-   * payment is answered `503 settlement_unknown` and kept for a retry with the same payment.
-   */
-  rpcUrls: z.record(caip2Network, z.url()).default({}),
-  /** How long to keep asking the chain about an unknown settlement before answering `settlement_unknown`, in ms. */
-  settlementCheckTimeoutMs: z.number().int().nonnegative().default(DEFAULTS.settlementCheckTimeoutMs),
-  /** Default recognition for every route (a route may set its own, or `false`). */
-  recognition: recognitionSettingsSchema.optional(),
-  /**
-   * Refuse (`400 invalid_path`) a path that a lenient server (one that strips `;params`, decodes twice,
-   * cuts at NUL, drops trailing dots, applies NFKC…) could read as a different priced route. Turn it
-   * off only when every server behind the paywall reads paths exactly as the paywall does.
-   */
-  refuseLenientReadings: z.boolean().default(true),
-  /**
-   * Require HTTPS for priced routes (403 tls_required otherwise). `"except-loopback"` (default): required
-   * unless the client (`req.ip`, so behind a proxy set Express's `trust proxy`) is on loopback.
-   */
-  requireTls: z.union([z.boolean(), z.literal("except-loopback")]).default("except-loopback"),
-  /** Shared settings of the routes that offer `application/x402+cbor`. */
-  cbor: cborSettingsSchema.optional(),
+    .optional()
+    .meta({
+      description:
+        "Without `publicUrl`: the hosts (`api.example.com`, or `host:port`) a request's `Host` may name; the first is used for any other. Recognition needs `publicUrl` or this.",
+    }),
+  routes: z.record(z.string(), routeSchema).meta({
+    description:
+      'Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor? }`; anything else is free.',
+  }),
+  assets: z.array(assetSchema).optional().meta({
+    description:
+      "Tokens money strings may be paid in, beyond the built-in USDC table (e.g. a local test token).",
+  }),
+  maxTimeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .default(PRICING_DEFAULTS.maxTimeoutSeconds)
+    .meta({ description: "Default `maxTimeoutSeconds` of every payment option, in seconds. Default 300." }),
+  maxHeldResponseBytes: z.number().int().positive().default(DEFAULTS.maxHeldResponseBytes).meta({
+    description:
+      "Cap on a response held until settlement, in bytes; larger → 502 response_too_large, never settled.",
+  }),
+  reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs).meta({
+    description: "How long a payment stays reserved while it is verified, served and settled, in ms.",
+  }),
+  rpcUrls: z.record(caip2Network, z.url()).default({}).meta({
+    description:
+      'JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a payment is answered `503 settlement_unknown` and kept for a retry with the same payment.',
+  }),
+  settlementCheckTimeoutMs: z.number().int().nonnegative().default(DEFAULTS.settlementCheckTimeoutMs).meta({
+    description:
+      "How long to keep asking the chain about an unknown settlement before answering `settlement_unknown`, in ms.",
+  }),
+  recognition: recognitionSettingsSchema
+    .optional()
+    .meta({ description: "Default recognition for every route (a route may set its own, or `false`)." }),
+  refuseLenientReadings: z.boolean().default(true).meta({
+    description:
+      "Refuse (`400 invalid_path`) a path that a lenient server (one that strips `;params`, decodes twice, cuts at NUL, drops trailing dots, applies NFKC…) could read as a different priced route. Turn it off only when every server behind the paywall reads paths exactly as the paywall does.",
+  }),
+  requireTls: z
+    .union([z.boolean(), z.literal("except-loopback")])
+    .default("except-loopback")
+    .meta({
+      description:
+        'Require HTTPS for priced routes (403 tls_required otherwise). `"except-loopback"` (default): required unless the client (`req.ip`, so behind a proxy set Express\'s `trust proxy`) is on loopback.',
+    }),
+  cbor: cborSettingsSchema
+    .optional()
+    .meta({ description: "Shared settings of the routes that offer `application/x402+cbor`." }),
 });
 export type PaywallSettings = z.infer<typeof paywallSettingsSchema>;
 

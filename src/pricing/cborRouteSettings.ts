@@ -12,37 +12,91 @@ export const CBOR_DEFAULTS = {
 
 /** What a route offers in `application/x402+cbor`; its presence turns the format on for the route. */
 export const cborRouteSchema = z.strictObject({
-  currency: z.enum(CURRENCIES),
-  /** In the currency's smallest unit (USDC: 6 decimals, STRK: 18, strkBTC: 8). */
-  amount: decimalIntegerString.refine((value) => value !== "0", "a CBOR price cannot be zero"),
-  /** How the merchant is named on the wire (never the raw wallet); default `cbor.merchantPseudonym`. */
-  merchantPseudonym: z.string().min(1).optional(),
-  /** The route's id in the offer; default the route key, e.g. `GET /api/quote`. */
-  serviceId: z.string().min(1).optional(),
-  revelationMaskRef: z.string().min(1).optional(),
-  claimSchemaRef: z.string().min(1).optional(),
-  acceptsHumanityGate: z.boolean().optional(),
-  /** Lifetime of an offer, in seconds (rounded up to the minute grid); default `cbor.deadlineSeconds`. */
-  deadlineSeconds: z.number().int().min(60).optional(),
+  currency: z
+    .enum(CURRENCIES)
+    .meta({ description: "Currency of the CBOR price: `USDC`, `STRK` or `strkBTC`." }),
+  amount: decimalIntegerString
+    .refine((value) => value !== "0", "a CBOR price cannot be zero")
+    .meta({ description: "In the currency's smallest unit (USDC: 6 decimals, STRK: 18, strkBTC: 8)." }),
+  merchantPseudonym: z.string().min(1).optional().meta({
+    description:
+      "How the merchant is named on the wire (never the raw wallet); default `cbor.merchantPseudonym`.",
+  }),
+  serviceId: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "The route's id in the offer; default the route key, e.g. `GET /api/quote`." }),
+  revelationMaskRef: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "`revelation_mask_ref` of the PaymentRequest (e.g. `mask:v0.3:…`)." }),
+  claimSchemaRef: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "`claim_schema_ref` of the PaymentRequest. Default `schema:v0.3:payment-intent`." }),
+  acceptsHumanityGate: z
+    .boolean()
+    .optional()
+    .meta({ description: "`accepts_humanity_gate` of the PaymentRequest. Default false." }),
+  deadlineSeconds: z.number().int().min(60).optional().meta({
+    description:
+      "Lifetime of an offer, in seconds (rounded up to the minute grid); default `cbor.deadlineSeconds`.",
+  }),
 });
 export type CborRouteConfig = z.infer<typeof cborRouteSchema>;
 
 /** The CBOR facilitator: where `/verify` and `/settle` go in `application/x402+cbor`. */
 export const cborFacilitatorSettingsSchema = z.strictObject({
-  url: z.url({ error: "expected the CBOR facilitator's base URL" }),
-  timeoutMs: z.number().int().positive().optional(),
-  settleTimeoutMs: z.number().int().positive().optional(),
-  supportedTimeoutMs: z.number().int().positive().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  url: z
+    .url({ error: "expected the CBOR facilitator's base URL" })
+    .meta({ description: "Base URL of the CBOR facilitator (`/verify`, `/settle`, `/supported`)." }),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Timeout of CBOR `/verify`, in ms. Default 10000." }),
+  settleTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Timeout of CBOR `/settle`, in ms. Default 30000." }),
+  supportedTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Timeout of CBOR `/supported`, in ms. Default 5000." }),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({ description: "Extra headers (e.g. auth) on every CBOR facilitator call." }),
 });
 
 /** Settings every CBOR route shares. */
 export const cborSettingsSchema = z.strictObject({
-  /** Default `merchantPseudonym` of CBOR routes. */
-  merchantPseudonym: z.string().min(1).optional(),
-  /** Facilitator for CBOR payments; default the `facilitator` above. */
-  facilitator: cborFacilitatorSettingsSchema.optional(),
-  deadlineSeconds: z.number().int().min(60).default(CBOR_DEFAULTS.deadlineSeconds),
-  skewSeconds: z.number().int().min(0).max(300).default(CBOR_DEFAULTS.skewSeconds),
+  merchantPseudonym: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "Default `merchantPseudonym` of CBOR routes." }),
+  facilitator: cborFacilitatorSettingsSchema
+    .optional()
+    .meta({ description: "Facilitator for CBOR payments; default the `facilitator` above." }),
+  deadlineSeconds: z.number().int().min(60).default(CBOR_DEFAULTS.deadlineSeconds).meta({
+    description:
+      "Default lifetime of a CBOR offer, in seconds (deadlines fall on whole minutes). Default 300.",
+  }),
+  skewSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(CBOR_DEFAULTS.skewSeconds)
+    .meta({ description: "Clock difference tolerated when checking a deadline, in seconds. Default 30." }),
 });
 export type CborSettings = z.output<typeof cborSettingsSchema>;

@@ -2,26 +2,47 @@ import { z } from "zod/v4";
 
 /** Where to ask whether a payer is recognized (`est_ouverte(payer)` on Starknet, WIRE.md §3). */
 export const recognitionSettingsSchema = z.strictObject({
-  /** JSON-RPC base URL; calls go to `{rpcUrl}/rpc/v0_10`. */
-  rpcUrl: z.url(),
-  /**
-   * Node URL the offer's `starknet-recognition` extension names for clients to check themselves,
-   * when `rpcUrl` must stay private (it carries a key, or is on a private network). Default: `rpcUrl`.
-   */
-  announceRpcUrl: z.url().optional(),
-  /** Address of the contract exposing `est_ouverte`. */
-  contract: z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a felt (0x + 1–64 hex digits)"),
-  timeoutMs: z.number().int().positive().optional(),
-  positiveTtlMs: z.number().int().nonnegative().optional(),
-  negativeTtlMs: z.number().int().nonnegative().optional(),
-  staleIfErrorMs: z.number().int().nonnegative().optional(),
-  maxEntries: z.number().int().positive().optional(),
-  /** How long a sign-in nonce stays valid, in seconds. */
-  signInTtlSeconds: z.number().int().positive().optional(),
-  /**
-   * Secret of the stateless sign-in nonces (at least 32 characters, e.g. `${SIGN_IN_SECRET}`). Instances
-   * behind one load balancer must share it; unset, each process makes its own at start-up.
-   */
-  signInSecret: z.string().min(32, "expected at least 32 characters").optional(),
+  rpcUrl: z.url().meta({ description: "JSON-RPC base URL; calls go to `{rpcUrl}/rpc/v0_10`." }),
+  announceRpcUrl: z.url().optional().meta({
+    description:
+      "Node URL the offer's `starknet-recognition` extension names for clients to check themselves, when `rpcUrl` must stay private (it carries a key, or is on a private network). Default: `rpcUrl`.",
+  }),
+  contract: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{1,64}$/, "expected a felt (0x + 1–64 hex digits)")
+    .meta({ description: "Address of the contract exposing `est_ouverte`." }),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Timeout of one `starknet_call` (connect, answer and body), in ms. Default 5000." }),
+  positiveTtlMs: z.number().int().nonnegative().optional().meta({
+    description: "How long a `0x1` (recognized) answer is trusted, in ms. Default 600000 (10 min).",
+  }),
+  negativeTtlMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .meta({ description: "How long a `0x0` (not recognized) answer is trusted, in ms. Default 5000." }),
+  staleIfErrorMs: z.number().int().nonnegative().optional().meta({
+    description:
+      "How long past its TTL a `0x1` may be served while the node fails, in ms. Default 3600000 (1 h).",
+  }),
+  maxEntries: z.number().int().positive().optional().meta({
+    description:
+      "Addresses kept in the recognition cache (least recently used dropped first). Default 10000.",
+  }),
+  signInTtlSeconds: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "How long a sign-in nonce stays valid, in seconds." }),
+  signInSecret: z.string().min(32, "expected at least 32 characters").optional().meta({
+    description:
+      "Secret of the stateless sign-in nonces (at least 32 characters, e.g. `${SIGN_IN_SECRET}`). Instances behind one load balancer must share it; unset, each process makes its own at start-up.",
+  }),
 });
 export type RecognitionSettings = z.infer<typeof recognitionSettingsSchema>;

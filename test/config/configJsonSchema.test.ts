@@ -3,6 +3,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { renderConfigJsonSchema } from "../../src/config/buildConfigJsonSchema.js";
+import { renderConfigReference } from "../../src/config/renderConfigReference.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 
 const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), "utf8");
@@ -10,6 +11,19 @@ const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url
 describe("config/gateway.schema.json", () => {
   it("is up to date with the zod schema (run `npm run config-schema`)", async () => {
     expect(await read("config/gateway.schema.json")).toBe(renderConfigJsonSchema());
+  });
+
+  it("docs/config-reference.md is up to date with the zod schema (run `npm run config-schema`)", async () => {
+    expect(await read("docs/config-reference.md")).toBe(renderConfigReference());
+  });
+
+  it("documents every key of the config where it is declared (a description in the schema)", () => {
+    const rows = renderConfigReference()
+      .split("\n")
+      .filter((line) => line.startsWith("| `"));
+    const undocumented = rows.filter((line) => line.endsWith("|  |")).map((line) => line.split("`")[1]);
+    expect(rows.length).toBeGreaterThan(80);
+    expect(undocumented).toEqual([]);
   });
 
   for (const path of ["config/gateway.yaml", "config/examples/production.yaml"]) {

@@ -1,0 +1,85 @@
+import { buildConfigJsonSchema } from "./buildConfigJsonSchema.js";
+
+interface Node {
+  pattern?: string;
+  type?: string | string[];
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  const?: unknown;
+  properties?: Record<string, Node>;
+  additionalProperties?: Node | boolean;
+  items?: Node;
+  anyOf?: Node[];
+  oneOf?: Node[];
+}
+
+interface Row {
+  key: string;
+  type: string;
+  fallback: string;
+  description: string;
+}
+
+/**
+ * `docs/config-reference.md`: every key of the gateway's config file with its type, default and
+ * description, generated from the same zod schema that validates the file (`npm run config-schema`).
+ */
+export function renderConfigReference(): string {
+  const rows: Row[] = [];
+  collect(buildConfigJsonSchema() as Node, "", rows);
+  const seen = new Set<string>();
+  const unique = rows.filter((row) => !seen.has(row.key) && seen.add(row.key));
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return [
+    "# Config reference",
+    "",
+    "Generated from the config's zod schema by `npm run config-schema` (a test keeps it fresh); the same",
+    "text is in `config/gateway.schema.json` for editors. `*` stands for any key (a route key, a network),",
+    "`[]` for an item of a list. Strings may use `${VAR}` and `${VAR:-default}`.",
+    "",
+    "| key | type | default | description |",
+    "| --- | --- | --- | --- |",
+    ...unique.map(
+      (row) =>
+        `| \`${row.key}\` | ${cell(row.type)} | ${row.fallback === "" ? "" : `\`${cell(row.fallback)}\``} | ${cell(row.description)} |`,
+    ),
+    "",
+  ].join("\n");
+}
+
+function collect(node: Node, path: string, rows: Row[]): void {
+  for (const [key, child] of Object.entries(node.properties ?? {})) {
+    const at = path === "" ? key : `${path}.${key}`;
+    rows.push({ key: at, type: typeOf(child), fallback: defaultOf(child), description: describe(child) });
+    walkInto(child, at, rows);
+  }
+}
+
+function walkInto(node: Node, at: string, rows: Row[]): void {
+  for (const option of [...(node.anyOf ?? []), ...(node.oneOf ?? [])]) walkInto(option, at, rows);
+  if (node.properties) collect(node, at, rows);
+  if (node.items) walkInto(node.items, `${at}[]`, rows);
+  if (typeof node.additionalProperties === "object") walkInto(node.additionalProperties, `${at}.*`, rows);
+}
+
+function describe(node: Node): string {
+  return node.description ?? [...(node.anyOf ?? []), ...(node.oneOf ?? [])].map(describe).find(Boolean) ?? "";
+}
+
+function defaultOf(node: Node): string {
+  return node.default === undefined ? "" : JSON.stringify(node.default);
+}
+
+function typeOf(node: Node): string {
+  if (node.const !== undefined) return JSON.stringify(node.const);
+  if (node.enum) return node.enum.map((value) => JSON.stringify(value)).join(" or ");
+  if (node.type !== undefined) return Array.isArray(node.type) ? node.type.join(" or ") : node.type;
+  // `${VAR}` references are an extra string option of every number, boolean or constrained string.
+  const options = [...(node.anyOf ?? []), ...(node.oneOf ?? [])].filter((option) => !isEnvReference(option));
+  return [...new Set(options.map(typeOf))].join(" or ") || "any";
+}
+
+function isEnvReference(node: Node & { pattern?: string }): boolean {
+  return node.type === "string" && node.pattern?.startsWith("\\$\\{") === true;
+}
