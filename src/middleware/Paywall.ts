@@ -163,7 +163,7 @@ export class Paywall {
       );
     }
     const id = paymentIdentity(payment);
-    const reservation = await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
+    const reservation = await this.reserve(id);
     if (reservation.status === "spent") {
       throw new GatewayError("payment_already_used", "this payment has already paid for a response");
     }
@@ -177,7 +177,7 @@ export class Paywall {
       );
     }
     const { token } = reservation;
-    const release = () => this.deps.ledger.release(id, token);
+    const release = () => this.release(id, token);
     const started = performance.now();
     try {
       const verdict = await this.deps.facilitator.verify(payment, matched.requirements);
@@ -206,6 +206,29 @@ export class Paywall {
     }
   }
 
+  /** Reserve the payment's identity; a ledger that cannot answer fails closed (nothing is verified or served). */
+  private async reserve(id: string): Promise<Awaited<ReturnType<PaymentLedger["reserve"]>>> {
+    try {
+      return await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
+    } catch (error) {
+      this.deps.observer.ledgerError?.("reserve");
+      throw new GatewayError("ledger_unavailable", "the payment ledger cannot be reached; retry later", {
+        cause: error,
+        retryAfterSeconds: 1,
+      });
+    }
+  }
+
+  /** Give a reservation back; if the ledger cannot, the reservation simply expires (reservationTtlMs). */
+  private async release(id: string, token: string): Promise<void> {
+    try {
+      await this.deps.ledger.release(id, token);
+    } catch (error) {
+      this.deps.observer.ledgerError?.("release");
+      this.deps.logger.warn({ err: error }, "the ledger could not release a reservation; it will expire");
+    }
+  }
+
   /** Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses it anyway). */
   private async settle(exchange: Exchange, verified: Verified): Promise<SettleResponse> {
     const { route, info } = exchange;
@@ -216,12 +239,12 @@ export class Paywall {
     } catch (error) {
       this.deps.observer.settleLatency?.(performance.now() - started, false);
       if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       throw error;
     }
     this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
     if (!settlement.success) {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       throw new SettlementFailed(settlement);
     }
     try {
@@ -229,6 +252,7 @@ export class Paywall {
         keepUntilMs: spentUntilMs(verified.payment, this.deps.now(), this.deps.spentTtlMs),
       });
     } catch (error) {
+      this.deps.observer.ledgerError?.("spend");
       // The money has moved: serve the response. A replay still fails at the token contract (nonce used).
       this.deps.logger.error(
         { err: error, route: route.key },
@@ -262,7 +286,7 @@ export class Paywall {
     next();
     const outcome = await held.outcome;
     if (outcome.kind === "closed") {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       this.deps.logger.info(
         { route: route.key },
         "client went away before the response was complete; not settled",
@@ -271,7 +295,7 @@ export class Paywall {
     }
     this.deps.observer.heldBytes?.(outcome.bytes);
     if (outcome.kind === "overflow") {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       held.discard();
       return this.reject(
         exchange,
@@ -285,7 +309,7 @@ export class Paywall {
       );
     }
     if (outcome.status < 200 || outcome.status > 299) {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       Object.assign(info, { outcome: "upstream_failed", code: String(outcome.status) });
       this.deps.observer.outcome?.(route.key, "upstream_failed", String(outcome.status));
       return held.release();

@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   upstream_unavailable: 502,
   response_too_large: 502,
   facilitator_unavailable: 503,
+  ledger_unavailable: 503,
   upstream_timeout: 504,
 } as const;
 

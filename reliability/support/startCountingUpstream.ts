@@ -1,0 +1,62 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * An upstream that counts what it serves, on 127.0.0.1:0. Paths: `/reset` destroys the socket, `/hang`
+ * never answers, `/500` answers 500, `/cut` promises 1000 bytes and closes after 10, `/held` answers
+ * when `releaseHeld()` is called; anything else answers 200 JSON `{ path, n }`.
+ */
+export interface CountingUpstream {
+  url: string;
+  /** Requests received, by path (query dropped). */
+  hits: Map<string, number>;
+  /** 200 answers fully written. */
+  served: number;
+  /** Number of requests waiting on `/held`. */
+  heldCount(): number;
+  releaseHeld(): void;
+  close(): Promise<void>;
+}
+
+export async function startCountingUpstream(): Promise<CountingUpstream> {
+  const held: Array<() => void> = [];
+  const upstream: CountingUpstream = {
+    url: "",
+    hits: new Map(),
+    served: 0,
+    heldCount: () => held.length,
+    releaseHeld: () => held.splice(0).forEach((answer) => answer()),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.once("end", () => {
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      const n = (upstream.hits.get(path) ?? 0) + 1;
+      upstream.hits.set(path, n);
+      const ok = () => {
+        const body = JSON.stringify({ path, n });
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body, () => upstream.served++);
+      };
+      if (path === "/reset") return void req.socket.destroy();
+      if (path === "/hang") return;
+      if (path === "/500")
+        return void res.writeHead(500, { "content-type": "text/plain" }).end("upstream broke");
+      if (path === "/cut") {
+        res.writeHead(200, { "content-type": "application/json", "content-length": 1000 });
+        res.write('{"partial":');
+        return void setTimeout(() => req.socket.destroy(), 20);
+      }
+      if (path === "/held") return void held.push(ok);
+      ok();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  upstream.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return upstream;
+}
