@@ -2,9 +2,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
- * An upstream that counts what it serves, on 127.0.0.1:0. Paths: `/reset` destroys the socket, `/hang`
- * never answers, `/500` answers 500, `/cut` promises 1000 bytes and closes after 10, `/held` answers
- * when `releaseHeld()` is called; anything else answers 200 JSON `{ path, n }`.
+ * An upstream that counts what it serves, on 127.0.0.1:0. By the path's last segment: `reset` destroys
+ * the socket, `hang` never answers, `500` answers 500, `cut` promises 1000 bytes and closes after 11,
+ * `held` answers when `releaseHeld()` is called, `flaky` answers 500 the first time and 200 after;
+ * anything else answers 200 JSON `{ path, n }` (n: how many times this path was asked).
  */
 export interface CountingUpstream {
   url: string;
@@ -43,16 +44,17 @@ export async function startCountingUpstream(): Promise<CountingUpstream> {
         res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
         res.end(body, () => upstream.served++);
       };
-      if (path === "/reset") return void req.socket.destroy();
-      if (path === "/hang") return;
-      if (path === "/500")
-        return void res.writeHead(500, { "content-type": "text/plain" }).end("upstream broke");
-      if (path === "/cut") {
+      const fault = path.split("/").pop();
+      const fail = () => res.writeHead(500, { "content-type": "text/plain" }).end("upstream broke");
+      if (fault === "reset") return void req.socket.destroy();
+      if (fault === "hang") return;
+      if (fault === "500" || (fault === "flaky" && n === 1)) return void fail();
+      if (fault === "cut") {
         res.writeHead(200, { "content-type": "application/json", "content-length": 1000 });
         res.write('{"partial":');
         return void setTimeout(() => req.socket.destroy(), 20);
       }
-      if (path === "/held") return void held.push(ok);
+      if (fault === "held") return void held.push(ok);
       ok();
     });
   });
