@@ -12,6 +12,8 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** Stops it for good. */
   stop(): Promise<void>;
+  /** Makes the server unresponsive for `seconds` (`DEBUG SLEEP`); resolves when it answers again. */
+  sleep(seconds: number): Promise<void>;
 }
 
 /** Starts `redis-server --port <free> --save "" --appendonly no`; never the machine's own Redis. */
@@ -21,7 +23,19 @@ export async function startRedisServer(): Promise<RedisServer> {
   const start = async () => {
     child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      // DEBUG SLEEP (the "slow Redis" fault) is allowed from loopback only.
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--enable-debug-command",
+        "local",
+      ],
       { stdio: "ignore" },
     );
     await waitForPort(port, 10_000);
@@ -35,7 +49,15 @@ export async function startRedisServer(): Promise<RedisServer> {
     await exited;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, kill, restart: start, stop: kill };
+  const sleep = (seconds: number) =>
+    new Promise<void>((resolve, reject) => {
+      const cli = spawn("redis-cli", ["-p", String(port), "DEBUG", "SLEEP", String(seconds)], {
+        stdio: "ignore",
+      });
+      cli.once("error", reject);
+      cli.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`redis-cli exited ${code}`))));
+    });
+  return { url: `redis://127.0.0.1:${port}`, port, kill, restart: start, stop: kill, sleep };
 }
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {

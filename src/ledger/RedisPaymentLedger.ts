@@ -56,17 +56,24 @@ export class RedisPaymentLedger implements PaymentLedger {
     this.prefix = options.keyPrefix ?? "x402:payment:";
   }
 
-  reserve(id: string, options: { holdMs: number }): Promise<ReserveOutcome> {
-    return this.command("reserve", async () => {
-      const key = this.prefix + id;
-      const token = randomUUID();
-      const set = await this.redis.set(key, RESERVED + token, "PX", Math.max(1, options.holdMs), "NX");
-      if (set === "OK") return { status: "reserved", token } as const;
-      const current = await this.redis.get(key);
-      return current?.startsWith(SPENT)
-        ? ({ status: "spent" } as const)
-        : ({ status: "in_progress" } as const);
-    });
+  async reserve(id: string, options: { holdMs: number }): Promise<ReserveOutcome> {
+    const key = this.prefix + id;
+    const token = randomUUID();
+    try {
+      return await this.command("reserve", async () => {
+        const set = await this.redis.set(key, RESERVED + token, "PX", Math.max(1, options.holdMs), "NX");
+        if (set === "OK") return { status: "reserved", token } as const;
+        const current = await this.redis.get(key);
+        return current?.startsWith(SPENT)
+          ? ({ status: "spent" } as const)
+          : ({ status: "in_progress" } as const);
+      });
+    } catch (error) {
+      // A timed-out SET may still run when a slow Redis catches up: undo it (queued behind it), so the
+      // payment is not stuck as "in progress" until the hold expires.
+      void this.redis.eval(RELEASE_SCRIPT, 1, key, RESERVED + token).catch(() => undefined);
+      throw error;
+    }
   }
 
   release(id: string, token: string): Promise<void> {
