@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
-import { createSIWxClientHook } from "@x402/extensions/sign-in-with-x";
-import type { PaymentRequired } from "@x402/core/types";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { watchPayee } from "../../reliability/support/chainFacts.js";
 import { writeFigures } from "../../reliability/support/figures.js";
@@ -13,6 +11,7 @@ import {
   startCountingUpstream,
   type CountingUpstream,
 } from "../../reliability/support/startCountingUpstream.js";
+import { signInHeader } from "./support/signIn.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -109,20 +108,12 @@ describe("two gateway processes sharing Redis", () => {
 
   it("a sign-in proof answered at the other instance works once across both", async () => {
     const [a, b] = gateways as [GatewayProcess, GatewayProcess];
-    const offer = await fetch(`${a.url}/member`);
-    expect(offer.status).toBe(402);
-    const paymentRequired = (await offer.json()) as PaymentRequired;
     const signer = privateKeyToAccount(stack.accounts.payer.privateKey);
-    const proof = await createSIWxClientHook(signer)({
-      paymentRequired,
-      requestUrl: "http://gateway.test/member",
-    });
-    const header = proof?.headers["SIGN-IN-WITH-X"] ?? proof?.headers["sign-in-with-x"];
-    expect(header).toBeTruthy();
-    const first = await fetch(`${b.url}/member`, { headers: { "sign-in-with-x": header! } });
+    const header = await signInHeader(signer, a.url, "/member", "http://gateway.test");
+    const first = await fetch(`${b.url}/member`, { headers: { "sign-in-with-x": header } });
     expect(first.status).toBe(200);
     const replays = await Promise.all(
-      [a, b].map((gateway) => fetch(`${gateway.url}/member`, { headers: { "sign-in-with-x": header! } })),
+      [a, b].map((gateway) => fetch(`${gateway.url}/member`, { headers: { "sign-in-with-x": header } })),
     );
     for (const replay of replays) {
       expect(replay.status).toBe(401);
