@@ -6,10 +6,11 @@ export type FacilitatorEndpoint = "verify" | "settle" | "supported";
 /**
  * What the proxy does with a call: pass it on (`forward`, optionally after `delayMs`), or fail without
  * passing it on (`hang`, `http500`, `garbage`, `cut` = close the socket unanswered), or pass it on and
- * then close the socket before answering (`forward-then-cut`: the work is done, the caller never hears).
+ * then close the socket before answering (`forward-then-cut`: the work is done, the caller never hears),
+ * or answer a well-formed refusal without passing it on (`refuse`: `isValid: false` / `success: false`).
  */
 export type ProxyMode =
-  "forward" | "hang" | "http500" | "garbage" | "cut" | "forward-then-cut" | { delayMs: number };
+  "forward" | "hang" | "http500" | "garbage" | "cut" | "forward-then-cut" | "refuse" | { delayMs: number };
 
 export interface FacilitatorProxy {
   url: string;
@@ -73,6 +74,16 @@ export async function startFacilitatorProxy(target: string): Promise<Facilitator
     if (mode === "http500") return void res.writeHead(500, { "content-type": "text/plain" }).end("boom");
     if (mode === "garbage") {
       return void res.writeHead(200, { "content-type": "application/json" }).end('{"isValid": tru');
+    }
+    if (mode === "refuse") {
+      const network = (JSON.parse(body.toString() || "{}") as { paymentRequirements?: { network?: string } })
+        .paymentRequirements?.network;
+      const reason = "insufficient_funds";
+      const refusal =
+        endpoint === "verify"
+          ? { isValid: false, invalidReason: reason }
+          : { success: false, errorReason: reason, transaction: "", network };
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(refusal));
     }
     if (typeof mode === "object") await new Promise((resolve) => setTimeout(resolve, mode.delayMs));
     const answer = await forward(endpoint, req, body);
