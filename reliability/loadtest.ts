@@ -29,7 +29,7 @@ try {
       const i = next++;
       const t0 = performance.now();
       try {
-        const response = await fetch(`${rig.gateway.url}/paid/${i}`, {
+        const response = await fetch(`${rig.gateway.url}/paid/r${i}`, {
           headers: { "payment-signature": headers[i]! },
         });
         const body = await response.text();

@@ -96,17 +96,17 @@ try {
   };
 
   const one = async (kind: Kind, n: number) => {
-    let path = `/free/${n}`;
+    let path = `/free/r${n}`;
     let headers: Record<string, string> = {};
-    if (kind === "unpaid") path = `/paid/${n}`;
+    if (kind === "unpaid") path = `/paid/r${n}`;
     if (kind === "paid") {
-      path = `/paid/${n}`;
+      path = `/paid/r${n}`;
       headers = { "payment-signature": await nextPayment() };
     }
     if (kind === "replayed") {
       const header = spent[Math.floor(Math.random() * spent.length)];
       if (header === undefined) return one("unpaid", n);
-      path = `/paid/${n}`;
+      path = `/paid/r${n}`;
       headers = { "payment-signature": header };
     }
     if (kind === "hostile") ({ path, headers } = await hostile());

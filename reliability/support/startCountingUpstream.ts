@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
  * An upstream that counts what it serves, on 127.0.0.1:0. By the path's last segment: `reset` destroys
  * the socket, `hang` never answers, `500` answers 500, `cut` promises 1000 bytes and closes after 11,
  * `held` answers when `releaseHeld()` is called, `flaky` answers 500 the first time and 200 after;
- * anything else answers 200 JSON `{ path, n }` (n: how many times this path was asked).
+ * anything else answers 200 JSON `{ path, n }` (n: how many times this path was asked). Name load paths so
+ * that no last segment is one of these words (`/paid/r500`, not `/paid/500`).
  */
 export interface CountingUpstream {
   url: string;

@@ -87,7 +87,9 @@ describe("the Starknet node failing under a real gateway process: recognition fa
         code: "payment_required",
       });
       const regular = await signIn(known);
-      log.add(`node ${name}: payer recognized before`, "200 (stale 0x1, staleIfErrorMs)", regular, 0);
+      log.add(`node ${name}: payer recognized before`, "200 (stale 0x1, staleIfErrorMs)", regular, 0, {
+        free: true,
+      });
       expect(regular.status).toBe(200);
       await expectAlive(gateway);
     },

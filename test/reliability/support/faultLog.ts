@@ -42,7 +42,9 @@ export interface FaultCase {
   promised: string;
   answered: string;
   transfers: number;
-  /** True when the case ended with the money moved exactly once for exactly one delivered 2xx (or neither). */
+  /** A 2xx that costs nothing by design (a recognized payer). */
+  free: boolean;
+  /** True when the money moved exactly once for one delivered priced 2xx, or not at all otherwise. */
   consistent: boolean;
 }
 
@@ -51,13 +53,21 @@ export class FaultLog {
   readonly cases: FaultCase[] = [];
   constructor(private readonly group: string) {}
 
-  add(fault: string, promised: string, answer: Answer, transfers: number): void {
-    const delivered = answer.status >= 200 && answer.status < 300 ? 1 : 0;
+  add(
+    fault: string,
+    promised: string,
+    answer: Answer,
+    transfers: number,
+    options: { free?: boolean } = {},
+  ): void {
+    const free = options.free ?? false;
+    const delivered = answer.status >= 200 && answer.status < 300 && !free ? 1 : 0;
     this.cases.push({
       fault,
       promised,
       answered: `${answer.status} ${answer.code ?? ""}`.trim(),
       transfers,
+      free,
       consistent: transfers === delivered,
     });
   }
