@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { format, resolveConfig } from "prettier";
 import { RESULTS_DIR } from "./support/figures.js";
 
 // npm run reliability-report: merges the latest outputs of the reliability suites, soak and load test
@@ -17,8 +18,11 @@ if (existsSync(RESULTS_DIR)) {
     figures[result.name as string] = result;
   }
 }
-writeFileSync(FIGURES, `${JSON.stringify(sortKeys(figures), null, 2)}\n`);
-writeFileSync(DOC, render(figures));
+// Formatted as `npm run format` would, so the generated files pass `format:check`.
+const pretty = async (file: string, text: string, parser: string) =>
+  format(text, { ...(await resolveConfig(file)), parser });
+writeFileSync(FIGURES, await pretty(FIGURES, JSON.stringify(sortKeys(figures)), "json"));
+writeFileSync(DOC, await pretty(DOC, render(figures), "markdown"));
 console.log(`reliability-report: ${Object.keys(figures).length} parts → ${DOC}`);
 
 function render(f: Record<string, Json>): string {
@@ -51,7 +55,7 @@ function render(f: Record<string, Json>): string {
     `| One payment buys one response, across instances | two gateway processes sharing Redis get the same fresh payment at once, with random delays (\`test/reliability/twoInstances.test.ts\`) | ${races ? `${races.payments} payments, ${races.requests} requests: ${races.paid2xx} 2xx, ${races.transfers} transfers, ${races.upstreamHits} upstream hits; the other copy got \`409 payment_in_progress\` ${races.losers.payment_in_progress}× and \`402 payment_already_used\` ${races.losers.payment_already_used}×` : "not run"} |`,
     `| A sign-in proof works once, across instances | a challenge issued by one instance answered at the other, then replayed at both | ${signIn ? `${signIn.accepted} accepted, ${signIn.replaysRefused} replays refused (\`401 sign_in_rejected\`)` : "not run"} |`,
     `| No transfer without a delivered 2xx; no 2xx without a transfer | every fault case counts TestUSDC transfers on anvil against what the client got (\`test/reliability/*Faults.test.ts\`, \`signals.test.ts\`) | ${consistent} of ${cases.length} fault cases consistent${cases.length > consistent ? " (see the known limit below)" : ""} |`,
-    `| Fail closed: no answer from a dependency is never a free response | facilitator, upstream, Redis and Starknet node faults, each against the catalogue's answer | ${cases.length} cases, ${unpaid2xx} unpaid 2xx |`,
+    `| Fail closed: a failing dependency never yields an unpaid response | facilitator, upstream, Redis and Starknet node faults, each against the catalogue's answer | ${cases.length} cases, ${unpaid2xx} unpaid 2xx |`,
     `| Settlements = paid 2xx under sustained mixed traffic, no leak | \`npm run soak\` | ${soak ? `${soak.minutes} min, ${soak.requests} requests: ${soak.settlements} settlements = ${soak.paid2xx} paid 2xx, ${soak.replayed2xx} replays served, RSS ${signed(soak.memory.rssGrowthMiB)} MiB after warm-up` : "not run"} |`,
     `| Throughput with every request paid and settled | \`npm run loadtest\` | ${load ? `${load.requests} paid requests at concurrency ${load.concurrency}: ${load.throughputPerSecond} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, ${load.settlements} settlements, ${load.errorCount} errors` : "not run"} |`,
     `| Operators see every fault | alert rules and dashboard in \`examples/observability/\`, each rule's series found on a real gateway's \`/metrics\` after provoking it (\`test/reliability/alertRules.test.ts\`) | 7 rules |`,
@@ -61,7 +65,7 @@ function render(f: Record<string, Json>): string {
     "Each case: a real gateway process, the fault injected on loopback (a controllable proxy in front of",
     "the official facilitator, an upstream that misbehaves on cue, a private `redis-server` killed or put to",
     "sleep, the Starknet node double answering badly), the answer compared with the catalogue",
-    "(`docs/errors.md`), transfers counted on chain, the gateway checked alive (`/healthz`). Timeouts are",
+    "([the error catalogue](errors.md)), transfers counted on chain, the gateway checked alive (`/healthz`). Timeouts are",
     "shortened in the tests (verify 1.5 s, settle 4 s, upstream 1.5 s, Redis commands 500 ms, Starknet",
     "node 500 ms); the promised answers are the same at the defaults.",
     "",
