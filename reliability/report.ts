@@ -66,8 +66,9 @@ function render(f: Record<string, Json>): string {
     "the official facilitator, an upstream that misbehaves on cue, a private `redis-server` killed or put to",
     "sleep, the Starknet node double answering badly), the answer compared with the catalogue",
     "([the error catalogue](errors.md)), transfers counted on chain, the gateway checked alive (`/healthz`). Timeouts are",
-    "shortened in the tests (verify 1.5 s, settle 4 s, upstream 1.5 s, Redis commands 500 ms, Starknet",
-    "node 500 ms); the promised answers are the same at the defaults.",
+    "shortened in the tests (verify 1.5 s, settle 4 s, on-chain check of an unknown settlement 1.5 s,",
+    "upstream 1.5 s, Redis commands 500 ms, Starknet node 500 ms); the promised answers are the same at",
+    "the defaults.",
     "",
   );
   for (const group of faultGroups) {
@@ -124,11 +125,11 @@ function render(f: Record<string, Json>): string {
   add(
     "## Known limits",
     "",
-    "- **Settlement outcome unknown.** When `/settle` went through but its answer was lost (the",
-    "  connection cut after the facilitator settled), the gateway answers `503 facilitator_unavailable`",
-    "  and drops the held response, although the money moved: the one inconsistent case above. The",
-    "  `settlement_unknown` outcome (checking `authorizationState` on chain) closes it; until then the",
-    "  `X402SettlementOutcomeUnknown` alert fires.",
+    "- **Settlement outcome unknown without `rpcUrls`.** When `/settle` times out, fails or is cut, the",
+    "  gateway asks the chain (`authorizationState`) when `rpcUrls` names the network (as in the fault",
+    "  suite above). Without it, or while the chain cannot tell, the client gets `503 settlement_unknown`",
+    "  and the payment is kept: its retry settles (the token refuses the nonce twice) and is served once.",
+    "  The `X402SettlementOutcomeUnknown` alert fires meanwhile.",
     "- **A killed instance's payments wait.** A payment in flight on an instance that was SIGKILLed stays",
     "  reserved for `reservationTtlMs` (5 min by default): the client gets `409 payment_in_progress`",
     "  meanwhile, then the payment pays once. A fresh payment is served at once.",

@@ -6,10 +6,11 @@ export type {
   RouteConfig,
   PaywallSettings,
 } from "./middleware/options.js";
-export type { Logger } from "./middleware/Logger.js";
+export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./middleware/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
 export type { Facilitator } from "./facilitator/Facilitator.js";
+export { fromFacilitatorClient, type FacilitatorClient } from "./facilitator/fromFacilitatorClient.js";
 export type { PaymentLedger, ReserveOutcome } from "./ledger/PaymentLedger.js";
 export { MemoryPaymentLedger } from "./ledger/MemoryPaymentLedger.js";
 export type { SignInGate, SignInContext, AdmitResult } from "./recognition/SignInGate.js";
@@ -30,3 +31,34 @@ export type {
   SupportedResponse,
 } from "./protocol/schemas.js";
 export { KNOWN_ASSETS, type KnownAsset } from "./pricing/knownAssets.js";
+// application/x402+cbor (docs/cbor.md): the payer side, receipts, and the profile's codecs.
+export { createCborPayment, type CborPayment, type CborPaymentOptions } from "./payer/createCborPayment.js";
+export { payCborRoute, type PayCborRouteOptions, type CborPaidResponse } from "./payer/payCborRoute.js";
+export { verifyReceipt, type ReceiptVerdict } from "./protocol/cbor/verifyReceipt.js";
+export {
+  createSigningKey,
+  verifySignature,
+  payerIdOf,
+  type SigningKey,
+  type SignatureAlgorithm,
+} from "./protocol/cbor/signatures.js";
+export { CborError, type CborProblem } from "./protocol/cbor/CborError.js";
+export {
+  encodePaymentRequest,
+  decodePaymentRequest,
+  type PaymentRequest,
+} from "./protocol/cbor/PaymentRequest.js";
+export {
+  encodePaymentSignature,
+  decodePaymentSignature,
+  type PaymentSignature,
+} from "./protocol/cbor/PaymentSignature.js";
+export { encodeClaim, decodeClaim, type Claim } from "./protocol/cbor/Claim.js";
+export {
+  encodeSettlementReceipt,
+  decodeSettlementReceipt,
+  type SettlementReceipt,
+} from "./protocol/cbor/SettlementReceipt.js";
+export { CBOR_MEDIA_TYPE, CURRENCIES, type Currency } from "./protocol/cbor/profile.js";
+export { standInProof, STAND_IN_PROOF_NOTICE } from "./protocol/cbor/standInProof.js";
+export type { CborFacilitator } from "./facilitator/CborFacilitator.js";

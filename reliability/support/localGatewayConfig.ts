@@ -16,6 +16,8 @@ export interface LocalGatewayConfigOptions {
   recognition?: GatewayConfigInput["recognition"];
   drainTimeoutMs?: number;
   logLevel?: "info" | "warn" | "error" | "silent";
+  /** Resolve unknown settlements on anvil (`rpcUrls`), waiting at most this long, in ms. */
+  settlementCheckTimeoutMs?: number;
 }
 
 /** A gateway config file for the local stack: TestUSDC on anvil, payee = the stack's payee, `GET /paid` at $0.001. */
@@ -37,6 +39,12 @@ export function localGatewayConfig(options: LocalGatewayConfigOptions): GatewayC
     ledger: options.redis ? { type: "redis", ...options.redis } : { type: "memory" },
     routes: options.routes ?? { "GET /paid": { price: "$0.001" } },
     ...(options.recognition ? { recognition: options.recognition } : {}),
+    ...(options.settlementCheckTimeoutMs === undefined
+      ? {}
+      : {
+          rpcUrls: { [stack.network]: stack.rpcUrl },
+          settlementCheckTimeoutMs: options.settlementCheckTimeoutMs,
+        }),
     limits: { drainTimeoutMs: options.drainTimeoutMs ?? 10_000 },
     logging: { level: options.logLevel ?? "warn" },
   };

@@ -1,18 +1,23 @@
 // `npm start`: the whole product on one machine — local payment stack, staking backend, and the gateway
 // with config/gateway.yaml in front of it. Prints the gateway URL, the priced routes and a pay command.
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { buildRouteTable } from "../config/buildRouteTable.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
+import { CBOR_DEV_BALANCES, cborDevPayer } from "../dev/cborDevPayers.js";
+import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startCborFacilitator.js";
 import { createGateway, type RunningGateway } from "../proxy/createGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
+import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
 
 const USAGE = `Usage: npm start [-- --config <file>] [-- --data <sqlite file>]
 
-Starts, on this machine only: anvil with a test token (TestUSDC) and an x402 facilitator, the staking
+Starts, on this machine only: anvil with a test token (TestUSDC) and an x402 facilitator, a local
+application/x402+cbor facilitator (test balances, stand-in proof), the staking
 backend on its local simulated validator, and the x402 gateway in front of it (config/gateway.yaml).
 Prints the gateway URL, the priced routes, and an \`npm run pay\` command that pays with a funded test key.
 Ctrl-C stops everything.
@@ -84,6 +89,16 @@ async function main(): Promise<number> {
     cleanups.push(() => staking.close());
     const stakingUrl = staking.url;
 
+    const cborFacilitator: RunningCborFacilitator = await startCborFacilitator({
+      file: join(dirname(dataFile), "cbor-facilitator.sqlite"),
+      accounts: (["ed25519", "ml-dsa-65"] as const).map((algorithm) => ({
+        publicKey: cborDevPayer(algorithm).publicKey,
+        balances: CBOR_DEV_BALANCES,
+      })),
+      log: (line) => console.log(`  ${line}`),
+    });
+    cleanups.push(() => cborFacilitator.stop());
+
     const quote: DemoQuoteUpstream = await startDemoQuoteUpstream();
     cleanups.push(() => quote.close());
 
@@ -91,10 +106,12 @@ async function main(): Promise<number> {
       env: {
         ...process.env,
         X402_FACILITATOR_URL: stack.facilitatorUrl,
+        X402_RPC_URL: stack.rpcUrl,
         X402_ASSET: stack.token.address,
         X402_PAY_TO: stack.accounts.payee.address,
         STAKING_BACKEND_URL: stakingUrl,
         X402_DEMO_QUOTE_URL: quote.url,
+        X402_CBOR_FACILITATOR_URL: cborFacilitator.url,
       },
     });
     const gateway: RunningGateway = await createGateway(config).listen();
@@ -108,7 +125,6 @@ async function main(): Promise<number> {
       const fraction = (value % scale).toString().padStart(decimals, "0").replace(/0+$/, "");
       return `${value / scale}${fraction ? `.${fraction}` : ""}`;
     };
-    const width = Math.max(...routes.map((route) => route.key.length));
     const lines = [
       "",
       "x402 gateway ready — local demo: anvil chain eip155:31337, test token, test keys; nothing here is real money.",
@@ -117,19 +133,14 @@ async function main(): Promise<number> {
       `  staking backend  ${stakingUrl}  (upstream; local simulated validator, ${dataFile})`,
       `  quote upstream   ${quote.url}`,
       `  facilitator      ${stack.facilitatorUrl}`,
+      `  cbor facilitator ${cborFacilitator.url}  (application/x402+cbor; STAND-IN proof, not a STARK verifier)`,
       `  anvil            ${stack.rpcUrl}`,
       `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
       "",
       "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
-      `/healthz, /readyz and ${config.metrics.path} are outside the price table):`,
-      ...[...routes]
-        .sort((a, b) => a.key.localeCompare(b.key))
-        .map((route) => {
-          const first = route.requirements[0];
-          const schemes = [...new Set(route.requirements.map((option) => option.scheme))].join(" or ");
-          const price = first ? `${units(first.amount)} TestUSDC (${first.amount} units, ${schemes})` : "";
-          return `  ${route.key.padEnd(width)}  ${price}`;
-        }),
+      `/healthz, /readyz and ${config.metrics.path} are outside the price table). "settles first": the`,
+      "payment settles before the backend runs the operation (irreversible work); the others settle on a 2xx:",
+      ...formatPricedRoutes(routes, units, "TestUSDC"),
       "",
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
@@ -139,6 +150,9 @@ async function main(): Promise<number> {
         (scheme) =>
           `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- --scheme ${scheme} ${gateway.url}/x402-anvil/v1/quote`,
       ),
+      "",
+      "Pay for GET /api/apy in application/x402+cbor (Ed25519 demo payer; --alg ml-dsa-65 for ML-DSA-65):",
+      `  npm run pay -- --cbor ${gateway.url}/api/apy --facilitator ${cborFacilitator.url}`,
       "",
       "Ctrl-C stops everything.",
       "",

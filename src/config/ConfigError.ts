@@ -1,3 +1,5 @@
+import { BaseError } from "../common/BaseError.js";
+
 /** One problem in a config file, located as precisely as the file allows. */
 export interface ConfigProblem {
   file: string;
@@ -17,14 +19,16 @@ export function formatConfigProblem(problem: ConfigProblem): string {
 }
 
 /** A config file that cannot be used; `message` lists every problem, one per line. */
-export class ConfigError extends Error {
+export class ConfigError extends BaseError {
   readonly problems: readonly ConfigProblem[];
 
   constructor(problems: readonly ConfigProblem[]) {
     const first = problems[0];
     const header = first ? `invalid config ${first.file}` : "invalid config";
-    super([`${header}:`, ...problems.map(formatConfigProblem)].join("\n"));
-    this.name = "ConfigError";
+    super("invalid_config", [`${header}:`, ...problems.map(formatConfigProblem)].join("\n"), {
+      details: { problems },
+      docsPath: "docs/gateway.md",
+    });
     this.problems = problems;
   }
 }

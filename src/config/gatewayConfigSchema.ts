@@ -130,6 +130,10 @@ export const gatewayConfigSchema = paywallSettingsSchema
         url: upstream.url,
       })),
     ];
+    for (const [network, url] of Object.entries(config.rpcUrls))
+      outbound.push({ path: ["rpcUrls", network], url });
+    if (config.cbor?.facilitator)
+      outbound.push({ path: ["cbor", "facilitator", "url"], url: config.cbor.facilitator.url });
     const recognitionUrls = (
       path: PropertyKey[],
       settings: { rpcUrl: string; announceRpcUrl?: string | undefined },

@@ -6,6 +6,12 @@ import { formatUnits, type Hex } from "viem";
 import { decodeBase64Json, x402 } from "../index.js";
 import { createPayingFetch } from "./createPayingFetch.js";
 import { startLocalStack, type LocalStack } from "./startLocalStack.js";
+import { CBOR_DEV_BALANCES, cborDevPayer } from "./cborDevPayers.js";
+import { startCborFacilitator, type RunningCborFacilitator } from "./startCborFacilitator.js";
+import { payCborRoute } from "../payer/payCborRoute.js";
+import { decodeClaim } from "../protocol/cbor/Claim.js";
+import { payerIdOf } from "../protocol/cbor/signatures.js";
+import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 
 // `npm run demo`: one paid request through the whole local stack, printed step by step.
 
@@ -30,11 +36,13 @@ function close(server: Server | undefined): Promise<void> {
 
 async function main(): Promise<void> {
   let stack: LocalStack | undefined;
+  let cborFacilitator: RunningCborFacilitator | undefined;
   let upstream: Server | undefined;
   let gateway: Server | undefined;
   const cleanUp = async () => {
     await close(gateway);
     await close(upstream);
+    await cborFacilitator?.stop();
     await stack?.stop();
   };
   // Killed mid-run (Ctrl-C, SIGTERM): still stop anvil rather than leave it running.
@@ -54,6 +62,12 @@ async function main(): Promise<void> {
     console.log(
       '  These are anvil\'s public test keys (mnemonic "test test … junk"): never send real funds to them.',
     );
+
+    const cborPayer = cborDevPayer("ed25519");
+    cborFacilitator = await startCborFacilitator({
+      accounts: [{ publicKey: cborPayer.publicKey, balances: CBOR_DEV_BALANCES }],
+      log: (line) => console.log(`  ${line}`),
+    });
 
     step("2. upstream API and the x402() paywall in front of it");
     const api = express();
@@ -79,7 +93,14 @@ async function main(): Promise<void> {
             version: token.version,
           },
         ],
-        routes: { "GET /quote": { price: "$0.01", description: "ETH/USDC price quote" } },
+        cbor: { merchantPseudonym: "merchant:x402-demo", facilitator: { url: cborFacilitator.url } },
+        routes: {
+          "GET /quote": {
+            price: "$0.01",
+            cbor: { currency: "USDC", amount: "10000" },
+            description: "ETH/USDC price quote",
+          },
+        },
       }),
     );
     app.get("/quote", async (_req, res) => {
@@ -152,6 +173,35 @@ async function main(): Promise<void> {
     const replay = await fetch(url, { headers: { "PAYMENT-SIGNATURE": sent[0] ?? "" } });
     const replayBody = (await replay.json()) as { error?: string; message?: string };
     console.log(`  GET /quote → ${replay.status} ${replayBody.error}: ${replayBody.message}`);
+
+    step("9. the same route in application/x402+cbor (this project's v0.3 profile)");
+    console.log(`  payer ${payerIdOf(cborPayer.publicKey)} (Ed25519 demo test key)`);
+    const facilitatorBooks = () => ({
+      payer: cborFacilitator!.payerBalance(cborPayer.publicKey, "USDC") ?? 0n,
+      merchant: cborFacilitator!.merchantBalance("merchant:x402-demo", "USDC"),
+    });
+    const cborBefore = facilitatorBooks();
+    const cborPaid = await payCborRoute(url, { key: cborPayer });
+    console.log(`  GET /quote (Accept: application/x402+cbor) → ${cborPaid.offeredStatus}, offer:`);
+    console.log(json({ ...cborPaid.payment?.request, amount: cborPaid.payment?.request.amount.toString() }));
+    console.log(
+      "  POST /quote with the signed intent; stark_proof = STAND-IN (SHA-256 binding), not a STARK proof",
+    );
+    console.log(`  → ${cborPaid.response.status}, body: ${JSON.stringify(await cborPaid.response.json())}`);
+    if (cborPaid.receipt === undefined)
+      throw new Error(`no CBOR receipt (status ${cborPaid.response.status})`);
+    const cborClaim = decodeClaim(cborPaid.receipt.claim);
+    console.log(
+      `  receipt: ${cborClaim.object} ${cborClaim.predicate} ${cborClaim.quantity.amount} ${cborClaim.quantity.currency} units at ${new Date(cborClaim.time * 1000).toISOString()}`,
+    );
+    const verdict = verifyReceipt(cborPaid.receipt, cborFacilitator.receiptKey);
+    console.log(
+      `  receipt signature: ${verdict.valid ? "valid" : `INVALID (${verdict.reason})`} (facilitator's key)`,
+    );
+    const cborAfter = facilitatorBooks();
+    console.log(
+      `  facilitator books: payer −${formatUnits(cborBefore.payer - cborAfter.payer, 6)} USDC, merchant +${formatUnits(cborAfter.merchant - cborBefore.merchant, 6)} USDC`,
+    );
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

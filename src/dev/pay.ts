@@ -2,8 +2,10 @@ import { parseArgs } from "node:util";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { Hex } from "viem";
 import { createPayingFetch } from "./createPayingFetch.js";
+import { payCbor } from "./payCbor.js";
 
 const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact]
+       npm run pay -- --cbor <url> [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--max-amount N]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
 with the key in EVM_PRIVATE_KEY, then prints the status, the decoded PAYMENT-RESPONSE, the
@@ -11,7 +13,13 @@ transaction hash and the body.
   --method       HTTP method (default GET, or POST with --data)
   --data         request body, sent as application/json
   --max-amount   refuse offers above this amount, in the asset's smallest unit (default 1000000)
-  --scheme       the scheme to pay with: exact (default) or exact-pq (signed like exact)`;
+  --scheme       the scheme to pay with: exact (default) or exact-pq (signed like exact)
+
+With --cbor: pays a GET route in application/x402+cbor (this project's v0.3 profile) — asks for the
+CBOR offer, signs the intent with an Ed25519 or ML-DSA-65 key (CBOR_PAYER_SEED, 32 bytes hex; default
+the local demo payer's public test seed), retries as POST, prints the decoded receipt and, with
+--facilitator, checks its signature against the key the facilitator publishes at /supported.
+The stark_proof sent is the local stack's STAND-IN (a SHA-256 binding), not a STARK proof.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,6 +29,9 @@ async function main(): Promise<number> {
       data: { type: "string" },
       "max-amount": { type: "string", default: "1000000" },
       scheme: { type: "string", default: "exact" },
+      cbor: { type: "boolean" },
+      alg: { type: "string", default: "ed25519" },
+      facilitator: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -28,6 +39,17 @@ async function main(): Promise<number> {
   if (values.help || url === undefined) {
     console.log(USAGE);
     return values.help ? 0 : 2;
+  }
+  if (values.cbor) {
+    if (!/^(0|[1-9][0-9]*)$/.test(values["max-amount"])) {
+      console.error("--max-amount must be an integer amount in the smallest unit");
+      return 2;
+    }
+    return payCbor(url, {
+      algorithm: values.alg,
+      facilitator: values.facilitator,
+      maxAmount: BigInt(values["max-amount"]),
+    });
   }
   const privateKey = process.env.EVM_PRIVATE_KEY;
   if (privateKey === undefined || !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {

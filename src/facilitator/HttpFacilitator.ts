@@ -13,6 +13,17 @@ import {
 import type { FacilitatorHeaders } from "../middleware/options.js";
 import { DEFAULTS } from "../middleware/options.js";
 import type { Facilitator } from "./Facilitator.js";
+import type { CborFacilitator } from "./CborFacilitator.js";
+import {
+  decodeCborSettleResponse,
+  decodeCborVerifyResponse,
+  encodeCborFacilitatorRequest,
+  type CborFacilitatorRequest,
+  type CborSettleResponse,
+  type CborVerifyResponse,
+} from "../protocol/cbor/facilitatorMessages.js";
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { readLimited, ReplyTooLargeError } from "./readLimited.js";
 
 export interface HttpFacilitatorOptions {
   /** Base URL; `/verify`, `/settle` and `/supported` are appended. */
@@ -32,6 +43,8 @@ type Endpoint = "verify" | "settle" | "supported";
 
 /** Seconds a client is told to wait when the facilitator cannot answer. */
 const RETRY_AFTER_SECONDS = 5;
+/** Connection errors that mean the request never left this process (as does a refusal without a code, e.g. a blocked port). */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 /** Largest facilitator reply read, in bytes. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 
@@ -39,9 +52,10 @@ const MAX_REPLY_BYTES = 1024 * 1024;
  * Client of a facilitator's HTTP API. Every call has a timeout; replies are validated. Failures are
  * classified: unreachable, timed out or 5xx → `facilitator_unavailable` (503, Retry-After);
  * a malformed reply or a refused request → `facilitator_error` (502). An invalid payment is not a
- * failure: it comes back as `isValid: false` / `success: false`.
+ * failure: it comes back as `isValid: false` / `success: false`. Speaks JSON, and
+ * `application/x402+cbor` through `verifyCbor` / `settleCbor`.
  */
-export class HttpFacilitator implements Facilitator {
+export class HttpFacilitator implements Facilitator, CborFacilitator {
   private readonly base: string;
   private readonly fetch: typeof fetch;
   private readonly timeouts: Record<Endpoint, number>;
@@ -81,33 +95,100 @@ export class HttpFacilitator implements Facilitator {
   }
 
   private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    const { response, reply } = await this.send(
+      endpoint,
+      "application/json",
+      body === undefined ? undefined : JSON.stringify(body),
+    );
+    const parsed = schema.safeParse(parseJson(reply.toString("utf8")));
+    if (parsed.success) return parsed.data;
+    throw this.refused(
+      endpoint,
+      response,
+      parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    );
+  }
+
+  /** `POST /verify` in `application/x402+cbor` (WIRE.md §4); retried once only when unreachable. */
+  verifyCbor(request: CborFacilitatorRequest): Promise<CborVerifyResponse> {
+    return this.withOneRetry(() => this.callCbor("verify", request, decodeCborVerifyResponse));
+  }
+
+  /** `POST /settle` in `application/x402+cbor`. Never retried: a second settle could move money twice. */
+  settleCbor(request: CborFacilitatorRequest): Promise<CborSettleResponse> {
+    return this.callCbor("settle", request, decodeCborSettleResponse);
+  }
+
+  private async callCbor<T>(
+    endpoint: Endpoint,
+    request: CborFacilitatorRequest,
+    decode: (bytes: Uint8Array) => T,
+  ): Promise<T> {
+    const { response, reply } = await this.send(
+      endpoint,
+      CBOR_MEDIA_TYPE,
+      encodeCborFacilitatorRequest(request),
+    );
+    try {
+      return decode(reply);
+    } catch (error) {
+      throw this.refused(endpoint, response, [(error as Error).message]);
+    }
+  }
+
+  /** One call: timeout, size cap, and the failures every format shares (unreachable, timeout, 5xx). */
+  private async send(
+    endpoint: Endpoint,
+    mediaType: string,
+    body: string | Uint8Array | undefined,
+  ): Promise<{ response: Response; reply: Buffer }> {
     const url = `${this.base}/${endpoint}`;
     const headers: Record<string, string> = {
-      accept: "application/json",
+      accept: mediaType,
       ...(await this.extraHeaders(endpoint)),
     };
-    if (body !== undefined) headers["content-type"] = "application/json";
+    if (body !== undefined) headers["content-type"] = mediaType;
     let response: Response;
-    let text: string;
+    let reply: Buffer;
     try {
       response = await this.fetch(url, {
         method: body === undefined ? "GET" : "POST",
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body,
         signal: AbortSignal.timeout(this.timeouts[endpoint]),
         redirect: "error",
       });
-      text = await readLimited(response, MAX_REPLY_BYTES);
+      reply = await readLimited(response, MAX_REPLY_BYTES);
     } catch (error) {
+      if (error instanceof ReplyTooLargeError) {
+        // It answered, too much: like a malformed reply (for /settle, an outcome to check on chain).
+        throw new GatewayError(
+          "facilitator_error",
+          `the facilitator's /${endpoint} reply is over ${MAX_REPLY_BYTES} bytes`,
+          {
+            details: { endpoint, reason: "malformed" },
+            cause: error,
+          },
+        );
+      }
       const timedOut =
         error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+      // "unreachable": no connection, so nothing was sent; "cut": the request may have been processed.
+      const causeCode = (error as { cause?: { code?: string } }).cause?.code ?? "";
+      const reason = timedOut
+        ? "timeout"
+        : causeCode === "" || NOT_SENT.has(causeCode)
+          ? "unreachable"
+          : "cut";
       throw new GatewayError(
         "facilitator_unavailable",
         timedOut
           ? `the facilitator did not answer /${endpoint} within ${this.timeouts[endpoint]} ms`
-          : `the facilitator could not be reached for /${endpoint}`,
+          : reason === "cut"
+            ? `the connection to the facilitator was cut during /${endpoint}`
+            : `the facilitator could not be reached for /${endpoint}`,
         {
-          details: { endpoint, reason: timedOut ? "timeout" : "unreachable" },
+          details: { endpoint, reason },
           cause: error,
           retryAfterSeconds: RETRY_AFTER_SECONDS,
         },
@@ -123,9 +204,12 @@ export class HttpFacilitator implements Facilitator {
         },
       );
     }
-    const parsed = schema.safeParse(parseJson(text));
-    if (parsed.success) return parsed.data;
-    throw new GatewayError(
+    return { response, reply };
+  }
+
+  /** A reply that is not the expected shape: malformed (2xx) or a refusal (4xx). */
+  private refused(endpoint: Endpoint, response: Response, issues: string[]): GatewayError {
+    return new GatewayError(
       "facilitator_error",
       response.ok
         ? `the facilitator's /${endpoint} reply is malformed`
@@ -135,7 +219,7 @@ export class HttpFacilitator implements Facilitator {
           endpoint,
           reason: response.ok ? "malformed" : "rejected",
           status: response.status,
-          issues: parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+          issues,
         },
       },
     );
@@ -159,12 +243,4 @@ function parseJson(text: string): unknown {
 function retryAfter(response: Response): number | undefined {
   const value = Number(response.headers.get("retry-after"));
   return Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  const length = Number(response.headers.get("content-length"));
-  if (length > limit) throw new Error(`reply of ${length} bytes is over ${limit}`);
-  const text = await response.text();
-  if (text.length > limit) throw new Error(`reply over ${limit} bytes`);
-  return text;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import { BaseError } from "../common/BaseError.js";
 import type { PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
 
 export interface RedisPaymentLedgerOptions {
@@ -14,10 +15,9 @@ export interface RedisPaymentLedgerOptions {
 }
 
 /** Thrown when Redis cannot answer in time: the paywall fails closed with `503 ledger_unavailable`. */
-export class LedgerUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "LedgerUnavailableError";
+export class LedgerUnavailableError extends BaseError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("ledger_unavailable", message, { cause: options.cause, docsPath: "docs/errors.md" });
   }
 }
 

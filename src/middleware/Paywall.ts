@@ -9,15 +9,23 @@ import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { payerOf, paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
-import { holdResponse } from "./holdResponse.js";
-import type { Logger } from "./Logger.js";
+import { holdResponse, type HeldSnapshot } from "./holdResponse.js";
+import type { Logger } from "../common/Logger.js";
 import { matchRequirements } from "./matchRequirements.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
-import { headerOf, splitUrl } from "./requestParts.js";
+import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
 import { Offers } from "./Offers.js";
-import { SettlementFailed } from "./SettlementFailed.js";
+import { SettlementFailedError } from "./SettlementFailedError.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
+import { isUnknownSettleOutcome, SettlementUnknownError } from "./SettlementUnknownError.js";
+
+/** Headers some frameworks and upstreams read as the request's real method. */
+export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
+import type { CborPaywall } from "./CborPaywall.js";
+import { matchWithCborRetry, wantsCbor } from "./cborRouting.js";
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaywallDeps {
@@ -32,10 +40,31 @@ export interface PaywallDeps {
   now: () => number;
   publicUrl?: string | undefined;
   requireTls: (req: Request) => boolean;
+  /** Refuse paths a lenient server could read as a different priced route (`400 invalid_path`). */
+  refuseLenientReadings: boolean;
   maxHeldResponseBytes: number;
   reservationTtlMs: number;
   spentTtlMs: number;
+  /** Asks the chain whether a payment whose `/settle` timed out or was cut was settled. */
+  settlementChecker?: SettlementChecker | undefined;
+  /** How long to keep asking the chain before answering `settlement_unknown`, in ms. */
+  settlementCheckTimeoutMs: number;
+  settlementCheckIntervalMs: number;
+  /** The `application/x402+cbor` path, when some route offers it. */
+  cbor?: CborPaywall | undefined;
 }
+
+/** A payment whose settlement outcome is unknown, with the response it pays for (mode `after`). */
+interface PendingSettlement {
+  routeKey: string;
+  verified: Verified;
+  held: HeldSnapshot | undefined;
+  expiresAtMs: number;
+  resolving: boolean;
+}
+
+/** At most this many unknown settlements are kept for a retry; beyond, the oldest is dropped. */
+const MAX_PENDING_SETTLEMENTS = 256;
 
 /** One priced request on its way through the paywall. */
 interface Exchange {
@@ -46,6 +75,8 @@ interface Exchange {
   /** The URL offers name (`resource.url`) and sign-in proofs must be for. */
   resourceUrl: string;
   offer: () => Promise<Offer>;
+  /** Whether the client hung up before its response was complete. */
+  gone: () => boolean;
 }
 
 interface Verified {
@@ -63,21 +94,21 @@ interface Verified {
  */
 export class Paywall {
   private readonly offers: Offers;
+  private readonly pending = new Map<string, PendingSettlement>();
 
   constructor(private readonly deps: PaywallDeps) {
     this.offers = new Offers(deps);
   }
 
   readonly handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const { pathname, search } = splitUrl(req.url);
-    const match = this.deps.routes.match(req.method, pathname);
+    const target = originFormOf(req.url);
+    if (target === undefined) return next();
+    const { pathname, search } = splitUrl(target);
+    const match = this.match(req, pathname);
     if (match.kind === "free") return next();
     if (match.kind === "invalid") {
-      const error = new GatewayError("invalid_path", "the path has an ambiguous encoding (encoded / or \\)", {
-        details: { reason: match.reason },
-      });
-      this.report(error, undefined);
-      return sendError(res, error);
+      this.report(match.error, undefined);
+      return sendError(res, match.error);
     }
     const { route, path } = match;
     // Serve exactly the path that was priced.
@@ -85,6 +116,8 @@ export class Paywall {
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
     res.locals.x402 = info;
     const resourceUrl = this.offers.resourceUrl(req, path + search);
+    let closed = false;
+    res.once("close", () => (closed = !res.writableFinished));
     const exchange: Exchange = {
       req,
       res,
@@ -92,6 +125,7 @@ export class Paywall {
       info,
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl),
+      gone: () => closed || res.destroyed || req.socket.destroyed,
     };
     try {
       await this.priced(exchange, next);
@@ -99,6 +133,49 @@ export class Paywall {
       await this.reject(exchange, asGatewayError(error));
     }
   };
+
+  /**
+   * Price a request by its path, refusing what another reading could price differently: a method
+   * override header (honoured by some apps and upstreams) naming a method priced otherwise.
+   */
+  private match(
+    req: Request,
+    pathname: string,
+  ):
+    | { kind: "free" }
+    | { kind: "priced"; route: PricedRoute; path: string }
+    | { kind: "invalid"; error: GatewayError } {
+    const options = { refuseLenientReadings: this.deps.refuseLenientReadings };
+    const match = matchWithCborRetry(this.deps.routes, req, pathname, options);
+    if (match.kind === "invalid") {
+      const error = new GatewayError(
+        "invalid_path",
+        "the path has an ambiguous encoding (encoded / or \\, or a spelling a lenient server reads as another priced route)",
+        { details: { reason: match.reason } },
+      );
+      return { kind: "invalid", error };
+    }
+    for (const name of METHOD_OVERRIDE_HEADERS) {
+      const value = headerOf(req, name);
+      if (value === undefined) continue;
+      for (const method of value.split(",").map((part) => part.trim().toUpperCase())) {
+        if (method === "" || method === req.method.toUpperCase()) continue;
+        const other = this.deps.routes.match(method, pathname, options);
+        const same =
+          other.kind === match.kind &&
+          (other.kind !== "priced" || match.kind !== "priced" || other.route === match.route);
+        if (!same) {
+          const error = new GatewayError(
+            "invalid_method_override",
+            `${name} names ${method}, which is priced differently from ${req.method}: send the request with its real method`,
+            { details: { header: name, method } },
+          );
+          return { kind: "invalid", error };
+        }
+      }
+    }
+    return match;
+  }
 
   private async priced(exchange: Exchange, next: NextFunction): Promise<void> {
     const { req, route, info } = exchange;
@@ -111,7 +188,7 @@ export class Paywall {
         "unsupported_media_type",
         `payment format ${format.mediaType} is not supported`,
         {
-          details: { supported: ["application/json (base64 JSON headers)"] },
+          details: { supported: ["application/json (base64 JSON headers)", CBOR_MEDIA_TYPE] },
         },
       );
     }
@@ -132,6 +209,16 @@ export class Paywall {
         return next();
       }
     }
+    if (this.deps.cbor && wantsCbor(req, route, format.format)) return this.deps.cbor.handle(exchange, next);
+    if (format.format === "cbor") {
+      throw new GatewayError(
+        "unsupported_media_type",
+        `this route does not take ${CBOR_MEDIA_TYPE} payments`,
+        {
+          details: { supported: ["application/json (base64 JSON headers)"] },
+        },
+      );
+    }
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
@@ -141,9 +228,20 @@ export class Paywall {
         await exchange.offer(),
       );
     }
-    const verified = await this.verify(exchange, decodePaymentHeader(header));
+    const payment = decodePaymentHeader(header);
+    const pending = this.pendingFor(paymentIdentity(payment));
+    if (pending) return this.retryPending(exchange, pending, next);
+    const verified = await this.verify(exchange, payment);
+    // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
+    if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
     if (route.settle === "before") {
-      const settlement = await this.settle(exchange, verified);
+      let settlement: SettleResponse;
+      try {
+        settlement = await this.settle(exchange, verified);
+      } catch (error) {
+        if (error instanceof SettlementUnknownError) this.keepPending(route, verified, undefined);
+        throw error;
+      }
       markPaid(exchange.res, settlement);
       return next();
     }
@@ -229,9 +327,12 @@ export class Paywall {
     }
   }
 
-  /** Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses it anyway). */
+  /**
+   * Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses
+   * it anyway). A timed-out or cut `/settle` has an unknown outcome: the chain is asked, and while it
+   * cannot tell, {@link SettlementUnknownError} is thrown with the payment still reserved.
+   */
   private async settle(exchange: Exchange, verified: Verified): Promise<SettleResponse> {
-    const { route, info } = exchange;
     const started = performance.now();
     let settlement: SettleResponse;
     try {
@@ -239,14 +340,56 @@ export class Paywall {
     } catch (error) {
       this.deps.observer.settleLatency?.(performance.now() - started, false);
       if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
-      await this.release(verified.id, verified.token);
-      throw error;
+      if (!isUnknownSettleOutcome(error)) {
+        await this.release(verified.id, verified.token);
+        throw error;
+      }
+      settlement = await this.resolveUnknown(verified, error as GatewayError);
     }
     this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
     if (!settlement.success) {
       await this.release(verified.id, verified.token);
-      throw new SettlementFailed(settlement);
+      throw new SettlementFailedError(settlement);
     }
+    await this.recordSettled(exchange, verified, settlement);
+    return settlement;
+  }
+
+  /** Ask the chain, for up to `settlementCheckTimeoutMs`, what a cut `/settle` did. */
+  private async resolveUnknown(verified: Verified, cause: GatewayError): Promise<SettleResponse> {
+    const checker = this.deps.settlementChecker;
+    const { network } = verified.requirements;
+    this.deps.logger.warn(
+      { network, reason: cause.details.reason },
+      "settle outcome unknown (timed out or cut): asking the chain",
+    );
+    if (!checker?.covers(network)) throw new SettlementUnknownError(`no rpcUrl for ${network}`, { cause });
+    const deadline = this.deps.now() + this.deps.settlementCheckTimeoutMs;
+    for (;;) {
+      const result = await checker.check(verified.payment, verified.requirements);
+      if (result.state === "settled") {
+        return { success: true, transaction: result.transaction, network, payer: verified.payer };
+      }
+      if (result.state === "not_settled") {
+        await this.release(verified.id, verified.token);
+        throw new GatewayError("facilitator_unavailable", `the settlement did not happen: ${result.reason}`, {
+          details: { endpoint: "settle", reason: cause.details.reason, chain: result.reason },
+          retryAfterSeconds: cause.retryAfterSeconds,
+          cause,
+        });
+      }
+      if (this.deps.now() >= deadline) throw new SettlementUnknownError(result.reason, { cause });
+      await new Promise((resolve) => setTimeout(resolve, this.deps.settlementCheckIntervalMs));
+    }
+  }
+
+  /** Spend the payment in the ledger and report it paid. */
+  private async recordSettled(
+    exchange: Exchange,
+    verified: Verified,
+    settlement: SettleResponse,
+  ): Promise<void> {
+    const { route, info } = exchange;
     try {
       await this.deps.ledger.spend(verified.id, verified.token, {
         keepUntilMs: spentUntilMs(verified.payment, this.deps.now(), this.deps.spentTtlMs),
@@ -276,7 +419,102 @@ export class Paywall {
     this.deps.observer.outcome?.(route.key, "paid");
     this.deps.logger.info({ ...paid }, "payment settled");
     safely(() => this.deps.onPaid?.(paid), this.deps.logger);
-    return settlement;
+  }
+
+  /** Keep an unknown settlement (reservation and response) for a retry with the same payment. */
+  private keepPending(route: PricedRoute, verified: Verified, held: HeldSnapshot | undefined): void {
+    const now = this.deps.now();
+    const expiresAtMs = Math.max(
+      spentUntilMs(verified.payment, now, this.deps.reservationTtlMs) - 60_000,
+      now + this.deps.reservationTtlMs,
+    );
+    if (this.pending.size >= MAX_PENDING_SETTLEMENTS) {
+      const oldest = this.pending.keys().next().value;
+      if (oldest !== undefined) this.pending.delete(oldest);
+    }
+    this.pending.set(verified.id, { routeKey: route.key, verified, held, expiresAtMs, resolving: false });
+  }
+
+  private pendingFor(id: string): PendingSettlement | undefined {
+    const pending = this.pending.get(id);
+    if (pending && pending.expiresAtMs <= this.deps.now() && !pending.resolving) {
+      this.pending.delete(id);
+      void this.release(id, pending.verified.token);
+      this.deps.logger.warn({ route: pending.routeKey }, "an unknown settlement expired unresolved");
+      return undefined;
+    }
+    return pending;
+  }
+
+  /**
+   * A retry with a payment whose settlement is unknown: ask the chain (or, for an EIP-3009 authorization
+   * without an RPC, settle again: the token refuses a nonce twice, so it cannot be charged twice), then
+   * serve the kept response once settled.
+   */
+  private async retryPending(
+    exchange: Exchange,
+    pending: PendingSettlement,
+    next: NextFunction,
+  ): Promise<void> {
+    const { route } = exchange;
+    if (pending.routeKey !== route.key || pending.resolving) {
+      throw new GatewayError(
+        "payment_in_progress",
+        "this payment is being used by another request; retry later",
+        {
+          retryAfterSeconds: 1,
+        },
+      );
+    }
+    const { verified } = pending;
+    pending.resolving = true;
+    let settlement: SettleResponse | undefined;
+    let reason = "the settlement is still unknown";
+    try {
+      const checker = this.deps.settlementChecker;
+      if (checker?.covers(verified.requirements.network)) {
+        const result = await checker.check(verified.payment, verified.requirements);
+        if (result.state === "settled") {
+          settlement = {
+            success: true,
+            transaction: result.transaction,
+            network: verified.requirements.network,
+            payer: verified.payer,
+          };
+        } else if (result.state === "not_settled") {
+          this.pending.delete(verified.id);
+          await this.release(verified.id, verified.token);
+          throw new GatewayError("settlement_failed", `the payment was not settled: ${result.reason}`, {
+            details: { reason: result.reason },
+          });
+        } else reason = result.reason;
+      }
+      if (!settlement && verified.id.startsWith("evm|")) {
+        try {
+          const again = await this.deps.facilitator.settle(verified.payment, verified.requirements);
+          if (again.success) settlement = again;
+          else
+            reason = `settling again failed: ${again.errorReason ?? "unknown"}; the first attempt may have landed`;
+        } catch (error) {
+          reason = `settling again failed: ${(error as Error).message}`;
+        }
+      }
+    } finally {
+      pending.resolving = false;
+    }
+    if (!settlement) throw new SettlementUnknownError(reason, { expiresAtMs: pending.expiresAtMs });
+    this.pending.delete(verified.id);
+    await this.recordSettled(exchange, verified, settlement);
+    const { res } = exchange;
+    if (!pending.held) {
+      markPaid(res, settlement);
+      return next();
+    }
+    res.statusCode = pending.held.status;
+    for (const [name, value] of Object.entries(pending.held.headers))
+      if (value !== undefined) res.setHeader(name, value);
+    markPaid(res, settlement);
+    res.end(pending.held.body);
   }
 
   /** Mode `after`: hold the handler's answer; settle only a 2xx; release or drop it accordingly. */
@@ -292,6 +530,10 @@ export class Paywall {
         "client went away before the response was complete; not settled",
       );
       return;
+    }
+    if (exchange.gone()) {
+      held.discard();
+      return this.abandon(exchange, verified, "before settlement");
     }
     this.deps.observer.heldBytes?.(outcome.bytes);
     if (outcome.kind === "overflow") {
@@ -318,9 +560,18 @@ export class Paywall {
       markPaid(res, await this.settle(exchange, verified));
       held.release();
     } catch (error) {
+      if (error instanceof SettlementUnknownError) this.keepPending(route, verified, held.snapshot());
       held.discard();
       await this.reject(exchange, asGatewayError(error));
     }
+  }
+
+  private async abandon(exchange: Exchange, verified: Verified, when: string): Promise<void> {
+    await this.release(verified.id, verified.token);
+    this.deps.logger.info(
+      { route: exchange.route.key },
+      `client went away ${when}; not served, not settled, payment released`,
+    );
   }
 
   private async reject(exchange: Exchange, error: GatewayError): Promise<void> {
@@ -336,7 +587,12 @@ export class Paywall {
     } catch {
       offer = { resource: { url: exchange.resourceUrl }, accepts: route.requirements };
     }
-    sendPaymentRequired(res, error, offer, error instanceof SettlementFailed ? error.settlement : undefined);
+    sendPaymentRequired(
+      res,
+      error,
+      offer,
+      error instanceof SettlementFailedError ? error.settlement : undefined,
+    );
   }
 
   private report(error: GatewayError, route: PricedRoute | undefined): void {

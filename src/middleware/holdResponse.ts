@@ -3,6 +3,13 @@ import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 export type HoldOutcome =
   { kind: "ended"; status: number; bytes: number } | { kind: "overflow"; bytes: number } | { kind: "closed" };
 
+/** What a handler wrote, kept to be sent later on another response (a retry). */
+export interface HeldSnapshot {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+}
+
 export interface HeldResponse {
   /** Settles when the handler ends its response, writes more than the cap, or the client goes away. */
   readonly outcome: Promise<HoldOutcome>;
@@ -10,6 +17,8 @@ export interface HeldResponse {
   release(): void;
   /** Drop what the handler wrote, body and headers, so the caller can answer instead. */
   discard(): void;
+  /** A copy of what the handler wrote so far (call before `discard`). */
+  snapshot(): HeldSnapshot;
 }
 
 type Callback = (error?: Error | null) => void;
@@ -106,6 +115,11 @@ export function holdResponse(res: ServerResponse, maxBytes: number): HeldRespons
 
   return {
     outcome,
+    snapshot() {
+      const headers = { ...res.getHeaders() };
+      for (const name of Object.keys(headersBefore)) delete headers[name];
+      return { status: res.statusCode, headers, body: Buffer.concat(chunks) };
+    },
     release() {
       if (state === "done") return;
       state = "done";

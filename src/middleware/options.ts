@@ -1,11 +1,15 @@
 import { z } from "zod/v4";
 import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
+import { isCborFacilitator, type CborFacilitator } from "../facilitator/CborFacilitator.js";
 import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
+import { isFacilitatorClient, type FacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import type { Request } from "express";
 import type { PaywallObserver } from "./PaywallObserver.js";
-import type { Logger } from "./Logger.js";
+import type { Logger } from "../common/Logger.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
+import { cborRouteSchema, cborSettingsSchema } from "./cborOptions.js";
 
 /** Defaults, written once. */
 export const DEFAULTS = {
@@ -15,6 +19,9 @@ export const DEFAULTS = {
   maxTimeoutSeconds: 300,
   maxHeldResponseBytes: 8 * 1024 * 1024,
   reservationTtlMs: 5 * 60_000,
+  /** How long a timed-out or cut settlement is checked on chain before answering `settlement_unknown`. */
+  settlementCheckTimeoutMs: 30_000,
+  settlementCheckIntervalMs: 1_000,
   /** How long a spent payment is remembered when its authorization has no `validBefore`. */
   spentTtlMs: 24 * 60 * 60_000,
 } as const;
@@ -85,10 +92,13 @@ export const routeSchema = z
     settle: z.enum(["after", "before"]).optional(),
     /** Let recognized payers in without paying; `false` turns a global default off for this route. */
     recognition: z.union([z.literal(false), recognitionSettingsSchema]).optional(),
+    /** Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`). */
+    cbor: cborRouteSchema.optional(),
   })
-  .refine((route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0, {
-    error: "a priced route needs `price` or a non-empty `accepts`",
-  });
+  .refine(
+    (route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0 || route.cbor !== undefined,
+    { error: "a priced route needs `price`, a non-empty `accepts`, or `cbor`" },
+  );
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** An asset the money-string parser may use, beyond the built-in table (e.g. a test token). */
@@ -156,10 +166,26 @@ export const paywallSettingsSchema = z.strictObject({
   maxHeldResponseBytes: z.number().int().positive().default(DEFAULTS.maxHeldResponseBytes),
   /** How long a payment stays reserved while it is verified, served and settled, in ms. */
   reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs),
+  /**
+   * JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out
+   * or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a
+   * payment is answered `503 settlement_unknown` and kept for a retry with the same payment.
+   */
+  rpcUrls: z.record(caip2Network, z.url()).default({}),
+  /** How long to keep asking the chain about an unknown settlement before answering `settlement_unknown`, in ms. */
+  settlementCheckTimeoutMs: z.number().int().nonnegative().default(DEFAULTS.settlementCheckTimeoutMs),
   /** Default recognition for every route (a route may set its own, or `false`). */
   recognition: recognitionSettingsSchema.optional(),
+  /**
+   * Refuse (`400 invalid_path`) a path that a lenient server (one that strips `;params`, decodes twice,
+   * cuts at NUL, drops trailing dots, applies NFKC…) could read as a different priced route. Turn it
+   * off only when every server behind the paywall reads paths exactly as the paywall does.
+   */
+  refuseLenientReadings: z.boolean().default(true),
   /** Require HTTPS for priced routes (403 tls_required otherwise). */
   requireTls: z.boolean().default(false),
+  /** Shared settings of the routes that offer `application/x402+cbor`. */
+  cbor: cborSettingsSchema.optional(),
 });
 export type PaywallSettings = z.infer<typeof paywallSettingsSchema>;
 
@@ -178,9 +204,17 @@ const fn = <T>(what: string) =>
 
 /** Everything `x402()` accepts: the settings plus the objects only code can pass. */
 export const x402OptionsSchema = paywallSettingsSchema.extend({
-  facilitator: z.union([facilitatorSettingsSchema, z.custom<Facilitator>(isFacilitator)], {
-    error: "expected { url, timeoutMs? } or an object with verify/settle/supported",
-  }),
+  facilitator: z.union(
+    [
+      facilitatorSettingsSchema,
+      z.custom<Facilitator>(isFacilitator),
+      z.custom<FacilitatorClient>(isFacilitatorClient),
+    ],
+    {
+      error:
+        "expected { url, timeoutMs? }, an object with verify/settle/supported, or an official FacilitatorClient (verify/settle/getSupported)",
+    },
+  ),
   ledger: z.union([ledgerSettingsSchema, z.custom<PaymentLedger>(isPaymentLedger)]).optional(),
   logger: z
     .custom<Logger>(
@@ -196,6 +230,10 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   onPaid: fn<(event: PaidEvent) => void>("onPaid").optional(),
   onError: fn<(event: ErrorEvent) => void>("onError").optional(),
   observer: z.custom<PaywallObserver>((value) => typeof value === "object" && value !== null).optional(),
+  /** What resolves unknown settlements, instead of the one built from `rpcUrls`. */
+  settlementChecker: z
+    .custom<SettlementChecker>((value) => typeof value === "object" && value !== null)
+    .optional(),
   /** A sign-in gate to use instead of the one built from `recognition` settings. */
   signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
   requireTls: z.union([z.boolean(), fn<(req: Request) => boolean>("requireTls")]).default(false),
@@ -203,6 +241,10 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   now: fn<() => number>("now").optional(),
   /** `fetch` used for outbound calls. */
   fetch: fn<typeof fetch>("fetch").optional(),
+  /** A CBOR facilitator to use instead of `cbor.facilitator` / `facilitator` for CBOR payments. */
+  cborFacilitator: z
+    .custom<CborFacilitator>(isCborFacilitator, { error: "expected verifyCbor/settleCbor" })
+    .optional(),
 });
 export type X402Options = z.input<typeof x402OptionsSchema>;
 export type ResolvedX402Options = z.output<typeof x402OptionsSchema>;

@@ -50,7 +50,7 @@ export function sendPaymentRequired(
 }
 
 /** Add a field to `Vary`, keeping what earlier middleware (CORS's `Origin`) put there. */
-function addVary(res: ServerResponse, field: string): void {
+export function addVary(res: ServerResponse, field: string): void {
   const current = res.getHeader("Vary");
   const fields = (Array.isArray(current) ? current.join(",") : String(current ?? ""))
     .split(",")
@@ -70,6 +70,11 @@ export function sendError(res: ServerResponse, error: GatewayError): void {
 /** Mark a paid response: the receipt, and no shared caching. */
 export function markPaid(res: ServerResponse, settlement: SettleResponse): void {
   res.setHeader(PAYMENT_RESPONSE, encodeBase64Json(settlement));
+  keepPrivate(res);
+}
+
+/** A paid answer is for its payer only: no shared caching, unless the handler said stricter. */
+export function keepPrivate(res: ServerResponse): void {
   const cacheControl = res.getHeader("Cache-Control");
   if (typeof cacheControl !== "string" || !/\b(private|no-store)\b/i.test(cacheControl)) {
     res.setHeader("Cache-Control", "private");

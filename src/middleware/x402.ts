@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import { describeIssues } from "../protocol/describeIssues.js";
 import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
+import { fromFacilitatorClient, isFacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
 import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
 import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
@@ -11,15 +12,23 @@ import type { SignInGate } from "../recognition/SignInGate.js";
 import { createSignInGateResolver } from "../recognition/createSignInGateResolver.js";
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
-import { silentLogger } from "./Logger.js";
+import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
+import { silentLogger, type Logger } from "../common/Logger.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
 import { Paywall } from "./Paywall.js";
+import { BaseError } from "../common/BaseError.js";
+import { CborPaywall } from "./CborPaywall.js";
+import { CBOR_DEFAULTS } from "./cborOptions.js";
+import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
 
 /** A wrong option: thrown by `x402()` at start-up, naming every offending key. */
-export class X402OptionsError extends Error {
+export class X402OptionsError extends BaseError {
   constructor(readonly problems: string[]) {
-    super(`x402(): invalid options\n  ${problems.join("\n  ")}`);
-    this.name = "X402OptionsError";
+    super("invalid_options", `x402(): invalid options\n  ${problems.join("\n  ")}`, {
+      details: { problems },
+      docsPath: "docs/middleware.md",
+    });
   }
 }
 
@@ -67,6 +76,8 @@ export function x402(options: X402Options): X402Middleware {
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
   const { requireTls } = settings;
+  const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
+  const cbor = buildCborPaywall(settings, routes, { facilitator, ledger, logger, now });
 
   const paywall = new Paywall({
     routes,
@@ -80,9 +91,14 @@ export function x402(options: X402Options): X402Middleware {
     now,
     publicUrl: settings.publicUrl,
     requireTls: typeof requireTls === "function" ? requireTls : () => requireTls,
+    refuseLenientReadings: settings.refuseLenientReadings,
+    settlementChecker,
+    settlementCheckTimeoutMs: settings.settlementCheckTimeoutMs,
+    settlementCheckIntervalMs: DEFAULTS.settlementCheckIntervalMs,
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
+    cbor,
   });
 
   let support: Promise<SupportReport> | undefined;
@@ -112,6 +128,7 @@ function compileRoutes(settings: ResolvedX402Options): RouteTable {
       network: settings.network,
       maxTimeoutSeconds: settings.maxTimeoutSeconds,
       assets: new AssetTable(settings.assets ?? []),
+      cbor: settings.cbor,
     });
   } catch (error) {
     if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
@@ -139,6 +156,62 @@ function buildSignInGates(
   return gates;
 }
 
+/** The on-chain resolver of unknown settlements; warns now about networks it cannot resolve. */
+function buildSettlementChecker(
+  settings: ResolvedX402Options,
+  routes: readonly PricedRoute[],
+  logger: Logger,
+  now: () => number,
+): SettlementChecker | undefined {
+  const checker =
+    settings.settlementChecker ??
+    (Object.keys(settings.rpcUrls).length > 0
+      ? new EvmSettlementChecker({ rpcUrls: settings.rpcUrls, now })
+      : undefined);
+  const uncovered = new Set(
+    routes
+      .flatMap((route) => route.requirements.map((option) => option.network))
+      .filter((network) => !checker?.covers(network)),
+  );
+  if (uncovered.size > 0) {
+    logger.warn(
+      { networks: [...uncovered] },
+      "no rpcUrls for these networks: a settlement that times out is answered 503 settlement_unknown until a retry settles it",
+    );
+  }
+  return checker;
+}
+
+/** The CBOR path, when a route offers CBOR: its facilitator is `cborFacilitator`, `cbor.facilitator`, or the JSON one. */
+function buildCborPaywall(
+  settings: ResolvedX402Options,
+  routes: RouteTable,
+  deps: { facilitator: Facilitator; ledger: PaymentLedger; logger: Logger; now: () => number },
+): CborPaywall | undefined {
+  if (!routes.routes.some((route) => route.cbor !== undefined)) return undefined;
+  const cborSettings = settings.cbor?.facilitator;
+  const facilitator =
+    settings.cborFacilitator ??
+    (cborSettings ? new HttpFacilitator({ ...cborSettings, fetch: settings.fetch }) : deps.facilitator);
+  if (!isCborFacilitator(facilitator)) {
+    throw new X402OptionsError([
+      "cbor: routes offer application/x402+cbor but the facilitator instance has no verifyCbor/settleCbor: set cbor.facilitator or cborFacilitator",
+    ]);
+  }
+  return new CborPaywall({
+    facilitator,
+    ledger: deps.ledger,
+    logger: deps.logger,
+    observer: settings.observer ?? {},
+    onPaid: settings.onPaid,
+    onError: settings.onError,
+    now: deps.now,
+    maxHeldResponseBytes: settings.maxHeldResponseBytes,
+    reservationTtlMs: settings.reservationTtlMs,
+    skewSeconds: settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds,
+  });
+}
+
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {
   const { ledger } = settings;
   if (isPaymentLedger(ledger)) return ledger;
@@ -148,6 +221,7 @@ function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentL
 
 function buildFacilitator(settings: ResolvedX402Options): Facilitator {
   if (isFacilitator(settings.facilitator)) return settings.facilitator;
+  if (isFacilitatorClient(settings.facilitator)) return fromFacilitatorClient(settings.facilitator);
   return new HttpFacilitator({ ...settings.facilitator, fetch: settings.fetch });
 }
 

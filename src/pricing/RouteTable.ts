@@ -1,8 +1,12 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { RouteConfig } from "../middleware/options.js";
+import { CBOR_DEFAULTS } from "../middleware/cborOptions.js";
 import { compileRoutePattern, patternMatches, type RoutePattern } from "./compileRoutePattern.js";
+import { lenientReadings } from "./lenientReadings.js";
 import { normalizePath, type PathRejection } from "./normalizePath.js";
+import { resolveCborOffer, type CborPricingDefaults, type CborRouteOffer } from "./resolveCborOffer.js";
 import { resolvePaymentOptions, type PricingDefaults } from "./resolvePaymentOptions.js";
+import { BaseError } from "../common/BaseError.js";
 
 /** A priced route, compiled once at start-up. */
 export interface PricedRoute {
@@ -12,6 +16,8 @@ export interface PricedRoute {
   /** What the 402 offer lists, in order; also what a payment is matched against. */
   requirements: PaymentRequirements[];
   settle: "after" | "before";
+  /** The route's `application/x402+cbor` offer, when it has one. */
+  cbor?: CborRouteOffer | undefined;
 }
 
 export type RouteMatch =
@@ -19,21 +25,25 @@ export type RouteMatch =
   | { kind: "invalid"; reason: PathRejection }
   | { kind: "priced"; route: PricedRoute; path: string };
 
-export class RouteConfigError extends Error {
+export class RouteConfigError extends BaseError {
   constructor(
     readonly key: string,
     message: string,
   ) {
-    super(`routes[${JSON.stringify(key)}].${message}`);
-    this.name = "RouteConfigError";
+    super("invalid_route", `routes[${JSON.stringify(key)}].${message}`, { details: { key } });
   }
 }
+
+const CBOR_PRICING_DEFAULTS: CborPricingDefaults = { deadlineSeconds: CBOR_DEFAULTS.deadlineSeconds };
 
 /** The route table: which requests cost what. Pure; matching is linear in the number of routes. */
 export class RouteTable {
   readonly routes: readonly PricedRoute[];
 
-  constructor(routes: Record<string, RouteConfig>, defaults: PricingDefaults) {
+  constructor(
+    routes: Record<string, RouteConfig>,
+    defaults: PricingDefaults & { cbor?: CborPricingDefaults | undefined },
+  ) {
     const compiled: PricedRoute[] = [];
     for (const [key, config] of Object.entries(routes)) {
       let pattern: RoutePattern;
@@ -48,7 +58,13 @@ export class RouteTable {
       } catch (error) {
         throw new RouteConfigError(key, (error as Error).message);
       }
-      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after" });
+      let cbor: CborRouteOffer | undefined;
+      try {
+        cbor = config.cbor && resolveCborOffer(key, config.cbor, defaults.cbor ?? CBOR_PRICING_DEFAULTS);
+      } catch (error) {
+        throw new RouteConfigError(key, (error as Error).message);
+      }
+      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after", cbor });
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);
@@ -60,23 +76,26 @@ export class RouteTable {
 
   /**
    * Match a request. A path that cannot be normalised is `invalid` only if some reading of it would
-   * reach a priced route; otherwise it is none of the paywall's business and stays `free`.
+   * reach a priced route; otherwise it is none of the paywall's business and stays `free`. With
+   * `refuseLenientReadings`, a path that a lenient server could read as a different priced route
+   * (see {@link lenientReadings}) is `invalid` too, since the paywall cannot know how its upstream reads it.
    */
-  match(method: string, rawPath: string): RouteMatch {
+  match(method: string, rawPath: string, options: { refuseLenientReadings?: boolean } = {}): RouteMatch {
     const upper = method.toUpperCase();
     const normalized = normalizePath(rawPath);
-    if (!normalized.ok) {
-      const lenient = normalizePath(
-        rawPath
-          .replace(/%(2f|5c)/gi, "/")
-          .replace(/\\/g, "/")
-          .replace(/%(?![0-9a-fA-F]{2})/g, "%25"),
-      );
-      if (lenient.ok && this.find(upper, lenient.path)) return { kind: "invalid", reason: normalized.reason };
-      return { kind: "free" };
+    const route = normalized.ok ? this.find(upper, normalized.path) : undefined;
+    if (!normalized.ok || options.refuseLenientReadings) {
+      const reason: PathRejection = normalized.ok ? "lenient_reading" : normalized.reason;
+      const readings = lenientReadings(rawPath);
+      if (readings === undefined) return { kind: "invalid", reason: "too_many_readings" };
+      for (const reading of readings) {
+        const path = readingPath(reading);
+        const other = path === undefined ? undefined : this.find(upper, path);
+        if (other !== undefined && other !== route) return { kind: "invalid", reason };
+      }
     }
-    const route = this.find(upper, normalized.path);
-    return route ? { kind: "priced", route, path: normalized.path } : { kind: "free" };
+    if (!normalized.ok || !route) return { kind: "free" };
+    return { kind: "priced", route, path: normalized.path };
   }
 
   private find(method: string, path: string): PricedRoute | undefined {
@@ -89,6 +108,17 @@ export class RouteTable {
     const segments = path === "/" ? [] : path.slice(1).toLowerCase().split("/");
     return this.routes.find((route) => patternMatches(route.pattern, method, segments));
   }
+}
+
+/** How a lenient server would resolve a reading: encoded and back slashes as separators, lone `%` literal. */
+function readingPath(reading: string): string | undefined {
+  const normalized = normalizePath(
+    reading
+      .replace(/%(2f|5c)/gi, "/")
+      .replace(/\\/g, "/")
+      .replace(/%(?![0-9a-fA-F]{2})/g, "%25"),
+  );
+  return normalized.ok ? normalized.path : undefined;
 }
 
 function firstSegmentsOf(routes: readonly PricedRoute[]): ReadonlySet<string> | undefined {

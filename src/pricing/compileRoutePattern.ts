@@ -1,3 +1,5 @@
+import { BaseError } from "../common/BaseError.js";
+
 /** A route key compiled for matching: `"GET /api/metrics/:userAddress"`, `"/files/*"`. */
 export interface RoutePattern {
   key: string;
@@ -11,13 +13,12 @@ export interface RoutePattern {
   specificity: number;
 }
 
-export class RouteKeyError extends Error {
+export class RouteKeyError extends BaseError {
   constructor(
     readonly key: string,
     reason: string,
   ) {
-    super(`route ${JSON.stringify(key)}: ${reason}`);
-    this.name = "RouteKeyError";
+    super("invalid_route_key", `route ${JSON.stringify(key)}: ${reason}`, { details: { key } });
   }
 }
 

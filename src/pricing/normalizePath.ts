@@ -1,12 +1,20 @@
 /** Why a path cannot be matched safely. */
-export type PathRejection = "encoded_slash" | "backslash" | "malformed_percent_encoding" | "not_absolute";
+export type PathRejection =
+  | "encoded_slash"
+  | "backslash"
+  | "malformed_percent_encoding"
+  | "not_absolute"
+  /** A lenient server could read the path as a different priced route (`;params`, double encoding…). */
+  | "lenient_reading"
+  /** Too many lenient readings to check: hostile by construction. */
+  | "too_many_readings";
 
 export type NormalizedPath = { ok: true; path: string } | { ok: false; reason: PathRejection };
 
 const HEX = "0123456789ABCDEF";
 
 /** What a path must contain for normalisation to change more than a trailing slash. */
-const ALREADY_NORMAL_BREAKERS = /[%\\]|\/\/|\/\.(?:\/|\.|$)|\/\/$/;
+const ALREADY_NORMAL_BREAKERS = /[%\\#]|\/\/|\/\.(?:\/|\.|$)|\/\/$/;
 
 function isUnreserved(code: number): boolean {
   return (
@@ -28,11 +36,14 @@ function hexValue(char: string | undefined): number {
 /**
  * The one path the paywall prices and forwards: percent-encoded unreserved characters decoded (other
  * escapes kept, upper-cased), dot segments resolved, repeated slashes collapsed, trailing slash dropped.
- * Encoded `/` or `\` and raw `\` are rejected: servers disagree on what they mean.
+ * Encoded `/` or `\` and raw `\` are rejected: servers disagree on what they mean. A raw `#` ends the
+ * path, as it does for Express and http-proxy (the fragment is never part of what is served).
  * Pure and total: never throws.
  */
 export function normalizePath(rawPath: string): NormalizedPath {
   if (!rawPath.startsWith("/")) return { ok: false, reason: "not_absolute" };
+  const fragment = rawPath.indexOf("#");
+  if (fragment !== -1) rawPath = rawPath.slice(0, fragment);
   // Fast path, most requests: nothing to decode, no dot segment, no empty segment.
   if (!ALREADY_NORMAL_BREAKERS.test(rawPath)) {
     return { ok: true, path: rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath };

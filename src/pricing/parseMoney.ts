@@ -1,7 +1,8 @@
-export class PriceError extends Error {
+import { BaseError } from "../common/BaseError.js";
+
+export class PriceError extends BaseError {
   constructor(message: string) {
-    super(message);
-    this.name = "PriceError";
+    super("invalid_price", message);
   }
 }
 

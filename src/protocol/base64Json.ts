@@ -1,4 +1,6 @@
 import { Buffer } from "node:buffer";
+import { BaseError } from "../common/BaseError.js";
+import { decodeBase64 } from "./decodeBase64.js";
 
 /** Base64 (standard alphabet, padded) of the UTF-8 JSON of `value`: the x402 V2 header encoding. */
 export function encodeBase64Json(value: unknown): string {
@@ -6,18 +8,14 @@ export function encodeBase64Json(value: unknown): string {
 }
 
 /** Why a header value could not be decoded; `stage` says which layer failed. */
-export class Base64JsonError extends Error {
+export class Base64JsonError extends BaseError {
   constructor(
     readonly stage: "base64" | "utf8" | "json",
     message: string,
   ) {
-    super(message);
-    this.name = "Base64JsonError";
+    super(`invalid_${stage}`, message, { details: { stage } });
   }
 }
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 
 /**
  * Decode a base64 JSON header value. Accepts padded or unpadded base64 and base64url.
@@ -25,14 +23,12 @@ const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
  * The JSON is parsed with a reviver that drops `__proto__` keys, so no parsed object can pollute prototypes.
  */
 export function decodeBase64Json(text: string): unknown {
-  const value = text.trim();
-  if (value.length === 0) throw new Base64JsonError("base64", "empty value");
-  if (!BASE64.test(value) && !BASE64URL.test(value)) {
-    throw new Base64JsonError("base64", "not base64 or base64url");
+  let bytes: Buffer;
+  try {
+    bytes = decodeBase64(text);
+  } catch (error) {
+    throw new Base64JsonError("base64", (error as Error).message);
   }
-  const unpadded = value.replace(/=+$/, "");
-  if (unpadded.length % 4 === 1) throw new Base64JsonError("base64", "truncated base64");
-  const bytes = Buffer.from(unpadded.replace(/-/g, "+").replace(/_/g, "/"), "base64");
   let json: string;
   try {
     json = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

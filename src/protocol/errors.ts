@@ -1,3 +1,5 @@
+import { BaseError } from "../common/BaseError.js";
+
 /**
  * The gateway's error catalogue: every error that leaves the gateway has one of these codes,
  * the HTTP status written beside it, and one flat body shape `{ error, message, details }`.
@@ -6,6 +8,8 @@ export const ERROR_STATUS = {
   invalid_payment: 400,
   invalid_sign_in: 400,
   invalid_path: 400,
+  invalid_method_override: 400,
+  invalid_header: 400,
   sign_in_rejected: 401,
   payment_required: 402,
   payment_mismatch: 402,
@@ -17,12 +21,14 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   header_too_large: 431,
+  not_found: 404,
   internal_error: 500,
   facilitator_error: 502,
   upstream_unavailable: 502,
   response_too_large: 502,
   facilitator_unavailable: 503,
   ledger_unavailable: 503,
+  settlement_unknown: 503,
   upstream_timeout: 504,
 } as const;
 
@@ -36,31 +42,19 @@ export interface GatewayErrorOptions {
 }
 
 /** Base of every error the gateway answers with. `code` is the stable wire code; `message` is one actionable line. */
-export class GatewayError extends Error {
-  readonly code: ErrorCode;
+export class GatewayError extends BaseError {
+  declare readonly code: ErrorCode;
   readonly status: number;
-  readonly details: Record<string, unknown>;
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "GatewayError";
-    this.code = code;
+    super(code, message, { ...options, docsPath: "docs/errors.md" });
     this.status = ERROR_STATUS[code];
-    this.details = options.details ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /** The flat error body every non-402 error is sent as. */
   toBody(): { error: ErrorCode; message: string; details: Record<string, unknown> } {
     return { error: this.code, message: this.message, details: this.details };
-  }
-
-  /** Follows the `cause` chain to the innermost error. */
-  walk(): unknown {
-    if (this.cause === undefined) return this;
-    let current: unknown = this.cause;
-    while (current instanceof Error && current.cause !== undefined) current = current.cause;
-    return current;
   }
 }

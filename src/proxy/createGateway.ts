@@ -19,6 +19,7 @@ import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetric
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
+import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
 
 /** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
 export type GatewayPaywall = RequestHandler & {
@@ -124,6 +125,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     });
   }
 
+  app.use(refuseFramingInConnection());
   app.use(normalizeRequestPath());
   app.use(limitRequestBody(limits.maxBodyBytes));
   app.use(paywall);
@@ -139,7 +141,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     );
   }
   app.use((req, res) => {
-    res.status(404).json({ error: "not_found", message: `no upstream serves ${req.path}`, details: {} });
+    sendError(res, new GatewayError("not_found", `no upstream serves ${req.path}`));
   });
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
     const gatewayError =

@@ -4,6 +4,7 @@ import type { Request, RequestHandler } from "express";
 import { createProxyMiddleware, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
+import { METHOD_OVERRIDE_HEADERS } from "../middleware/Paywall.js";
 import { sendError } from "../middleware/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import {
@@ -12,7 +13,7 @@ import {
   PAYMENT_SIGNATURE,
   SIGN_IN_WITH_X,
 } from "../protocol/headers.js";
-import { hopByHopHeaders } from "./hopByHopHeaders.js";
+import { connectionTokens, hopByHopHeaders } from "./hopByHopHeaders.js";
 import { isUpstreamRequestAbandoned, trackUpstreamRequest } from "./upstreamRequests.js";
 
 /** Never forwarded upstream: the payment is the gateway's business. */
@@ -47,6 +48,7 @@ export function isUnderPrefix(path: string, prefix: string): boolean {
  */
 export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxyOptions): RequestHandler {
   const answered = new WeakSet<IncomingMessage>();
+  const closeWanted = new WeakSet<IncomingMessage>();
 
   const fail = (req: IncomingMessage, res: ServerResponse, err: NodeJS.ErrnoException): void => {
     if (isUpstreamRequestAbandoned(req)) return;
@@ -92,6 +94,9 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
       ]) {
         delete proxyRes.headers[name];
       }
+      // The client's connection, not the upstream's: close it when the client (or draining) asked.
+      const closing = closeWanted.has(req) || /close/i.test(String(res.getHeader("connection") ?? ""));
+      proxyRes.headers.connection = closing ? "close" : "keep-alive";
       proxyRes.once("close", () => {
         if (!proxyRes.complete && !res.writableEnded) {
           onError?.("aborted");
@@ -115,6 +120,7 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
   return (req, res, next) => {
     const path = req.url.split("?")[0] ?? "/";
     if (!isUnderPrefix(path, upstream.prefix)) return next();
+    if (connectionTokens(req.headers).includes("close")) closeWanted.add(req);
     prepareForwardedHeaders(req);
     return void proxy(req, res, next);
   };
@@ -130,7 +136,13 @@ function prepareForwardedHeaders(req: Request): void {
   const host = req.host;
   const headers = { ...req.headers };
   // `Expect` was answered here already (Node sends 100 Continue), so it is not the upstream's to answer.
-  for (const name of [...hopByHopHeaders(req.headers), ...PAYMENT_REQUEST_HEADERS, "expect"])
+  // Method overrides: the upstream must run the method that was priced, not one a header names.
+  for (const name of [
+    ...hopByHopHeaders(req.headers),
+    ...PAYMENT_REQUEST_HEADERS,
+    ...METHOD_OVERRIDE_HEADERS,
+    "expect",
+  ])
     delete headers[name];
   headers["x-forwarded-for"] = forwardedFor;
   headers["x-forwarded-proto"] = proto;

@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { splitUrl } from "../middleware/requestParts.js";
 import { sendError } from "../middleware/respond.js";
 import { normalizePath } from "../pricing/normalizePath.js";
 import { GatewayError } from "../protocol/errors.js";
@@ -9,9 +10,7 @@ import { GatewayError } from "../protocol/errors.js";
  */
 export function normalizeRequestPath(): RequestHandler {
   return (req, res, next) => {
-    const index = req.url.indexOf("?");
-    const pathname = index === -1 ? req.url : req.url.slice(0, index);
-    const search = index === -1 ? "" : req.url.slice(index);
+    const { pathname, search } = splitUrl(req.url);
     const normalized = normalizePath(pathname);
     if (!normalized.ok) {
       return sendError(

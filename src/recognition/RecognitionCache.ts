@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
-import type { Logger } from "../middleware/Logger.js";
-import { silentLogger } from "../middleware/Logger.js";
+import type { Logger } from "../common/Logger.js";
+import { silentLogger } from "../common/Logger.js";
 import type { Recognizer } from "./Recognizer.js";
 import { RecognitionError } from "./RecognitionError.js";
 import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";

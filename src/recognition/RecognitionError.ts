@@ -1,3 +1,5 @@
+import { BaseError } from "../common/BaseError.js";
+
 /** What went wrong asking the chain; `transport` and `malformed` are the node's fault, the rest the contract's. */
 export type RecognitionErrorKind =
   | "contract_not_found"
@@ -11,18 +13,19 @@ export type RecognitionErrorKind =
  * A failed `est_ouverte` call. Internal: it never reaches the wire, because a failed check only
  * means "not recognized" (fail closed); it is logged and counted.
  */
-export class RecognitionError extends Error {
-  readonly kind: RecognitionErrorKind;
-  readonly details: Record<string, unknown>;
+export class RecognitionError extends BaseError {
+  declare readonly code: RecognitionErrorKind;
 
   constructor(
     kind: RecognitionErrorKind,
     message: string,
     options: { details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "RecognitionError";
-    this.kind = kind;
-    this.details = options.details ?? {};
+    super(kind, message, { ...options, docsPath: "docs/recognition.md" });
+  }
+
+  /** What went wrong (the same as `code`). */
+  get kind(): RecognitionErrorKind {
+    return this.code;
   }
 }

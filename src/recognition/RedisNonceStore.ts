@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import type { Logger } from "../middleware/Logger.js";
+import type { Logger } from "../common/Logger.js";
 import type { NonceStore } from "./NonceStore.js";
 
 export interface RedisNonceStoreOptions {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Logger } from "../middleware/Logger.js";
-import { silentLogger } from "../middleware/Logger.js";
+import type { Logger } from "../common/Logger.js";
+import { silentLogger } from "../common/Logger.js";
 import { GatewayError } from "../protocol/errors.js";
 import { SIGN_IN_WITH_X } from "../protocol/headers.js";
 import type { NonceStore } from "./NonceStore.js";

@@ -1,5 +1,5 @@
 import { StarknetRpc, type RpcExchange } from "../starknet/StarknetRpc.js";
-import { StarknetRpcFailure } from "../starknet/StarknetRpcFailure.js";
+import { StarknetRpcFailureError } from "../starknet/StarknetRpcFailureError.js";
 import type { Recognizer } from "./Recognizer.js";
 import { RecognitionError } from "./RecognitionError.js";
 import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
@@ -85,7 +85,7 @@ const KIND_BY_CODE = {
 } as const;
 
 function toRecognitionError(error: unknown, context: { contract: string; payer: string }): RecognitionError {
-  if (!(error instanceof StarknetRpcFailure)) {
+  if (!(error instanceof StarknetRpcFailureError)) {
     const message = error instanceof Error ? error.message : String(error);
     return new RecognitionError("malformed", `unexpected failure of starknet_call: ${message}`, {
       details: context,

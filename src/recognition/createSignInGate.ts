@@ -1,4 +1,4 @@
-import type { Logger } from "../middleware/Logger.js";
+import type { Logger } from "../common/Logger.js";
 import { recognitionSettingsSchema, type RecognitionSettings } from "../middleware/options.js";
 import { recognitionExtension } from "./recognitionExtension.js";
 import { MemoryNonceStore } from "./MemoryNonceStore.js";

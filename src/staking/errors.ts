@@ -1,12 +1,12 @@
+import { BaseError } from "../common/BaseError.js";
+
 /**
  * Every error the staking backend answers with. Each has a stable wire `code` (UPPER_SNAKE, from
  * STAKING.md), an HTTP `status`, a one-line `message` a user can act on, and `details`.
  * `stakingErrorBody` is the only place that turns one into the response body.
  */
-export class StakingError extends Error {
-  readonly code: string;
+export class StakingError extends BaseError {
   readonly status: number;
-  readonly details: Record<string, unknown>;
 
   constructor(options: {
     code: string;
@@ -15,19 +15,12 @@ export class StakingError extends Error {
     details?: Record<string, unknown>;
     cause?: unknown;
   }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = options.code;
+    super(options.code, options.message, {
+      details: options.details,
+      cause: options.cause,
+      docsPath: "docs/staking-backend.md",
+    });
     this.status = options.status;
-    this.details = options.details ?? {};
-  }
-
-  /** The innermost cause of this error (walks `cause` links). */
-  walk(): unknown {
-    let current: unknown = this.cause;
-    if (current === undefined) return this;
-    while (current instanceof Error && current.cause !== undefined) current = current.cause;
-    return current;
   }
 }
 

@@ -1,5 +1,5 @@
 import { hash } from "starknet";
-import { StarknetRpcFailure } from "./StarknetRpcFailure.js";
+import { StarknetRpcFailureError } from "./StarknetRpcFailureError.js";
 
 /** One raw JSON-RPC exchange, as sent and received (for `recognize --verbose`). */
 export interface RpcExchange {
@@ -62,7 +62,7 @@ export function starknetCallBody(
  * A read-only Starknet JSON-RPC v0.10 client for `starknet_call` at block `latest`. It sends the
  * seed's positional params (an array of two: the call, then the block id) — starknet.js's provider
  * sends them by name — and keeps starknet.js for the selector. Every failure is a
- * {@link StarknetRpcFailure} the caller turns into its own error.
+ * {@link StarknetRpcFailureError} the caller turns into its own error.
  */
 export class StarknetRpc {
   readonly endpoint: string;
@@ -102,17 +102,21 @@ export class StarknetRpc {
     } catch (cause) {
       report({ status });
       const timedOut = cause instanceof Error && cause.name === "TimeoutError";
-      throw new StarknetRpcFailure(timedOut ? "timeout" : "unreachable", { url, timeoutMs, status }, cause);
+      throw new StarknetRpcFailureError(
+        timedOut ? "timeout" : "unreachable",
+        { url, timeoutMs, status },
+        cause,
+      );
     }
     report({ status, response: text });
     if (status < 200 || status > 299) {
-      throw new StarknetRpcFailure("http", { url, status, body: text.slice(0, 200) });
+      throw new StarknetRpcFailureError("http", { url, status, body: text.slice(0, 200) });
     }
     let answer: unknown;
     try {
       answer = JSON.parse(text);
     } catch (cause) {
-      throw new StarknetRpcFailure("not_json", { url, status, body: text.slice(0, 200) }, cause);
+      throw new StarknetRpcFailureError("not_json", { url, status, body: text.slice(0, 200) }, cause);
     }
     return readResult(answer, id, url);
   }
@@ -123,7 +127,7 @@ function readResult(answer: unknown, id: number, url: string): string[] {
   const envelope = (typeof answer === "object" && answer !== null ? answer : {}) as Record<string, unknown>;
   const error = envelope.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   if (typeof error === "object" && error !== null && typeof error.code === "number") {
-    throw new StarknetRpcFailure("rpc", {
+    throw new StarknetRpcFailureError("rpc", {
       url,
       code: error.code,
       rpcMessage: typeof error.message === "string" ? error.message : "",
@@ -137,7 +141,7 @@ function readResult(answer: unknown, id: number, url: string): string[] {
     !Array.isArray(result) ||
     !result.every((felt) => typeof felt === "string" && FELT.test(felt))
   ) {
-    throw new StarknetRpcFailure("malformed", { url, body: JSON.stringify(answer).slice(0, 200) });
+    throw new StarknetRpcFailureError("malformed", { url, body: JSON.stringify(answer).slice(0, 200) });
   }
   return result as string[];
 }

@@ -46,6 +46,22 @@ describe("npm start", () => {
       expect(transactions.size).toBe(2);
       expect(transactions.has("")).toBe(false);
 
+      const cborCommand =
+        /^\s*(npm run pay -- --cbor \S+\/api\/apy --facilitator http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(
+          banner!,
+        )?.[1];
+      expect(cborCommand).toBeDefined();
+      for (const alg of ["ed25519", "ml-dsa-65"]) {
+        const cbor = await promisify(exec)(`${cborCommand!} --alg ${alg}`, {
+          cwd: ROOT,
+          env: { ...process.env, npm_config_loglevel: "error" },
+        });
+        expect(cbor.stdout).toContain("status: 200 OK");
+        expect(cbor.stdout).toContain('"predicate": "was_paid"');
+        expect(cbor.stdout).toContain("receipt signature: valid");
+        expect(cbor.stdout).toContain('"apyPercent"');
+      }
+
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);
       expect(quote.status).toBe(402);
       const offer = (await quote.json()) as {
@@ -62,6 +78,8 @@ describe("npm start", () => {
     }
     const result = await done;
     expect(result.stdout).toContain("stopped.");
+    expect(result.stdout).toMatch(/^\s*POST \/api\/stake\s.*settles first, then runs\s*$/m);
+    expect(result.stdout).toMatch(/^\s*GET \/api\/apy\s.*runs, settles on 2xx\s*$/m);
     expect(result.code).toBe(0);
   }, 120_000);
 });

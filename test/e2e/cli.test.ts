@@ -83,6 +83,9 @@ describe("npm run demo", () => {
     expect(stdout).toMatch(/transaction 0x[0-9a-f]{64}: success/);
     expect(stdout).toContain("payer −0.01 USDC, payee +0.01 USDC");
     expect(stdout).toContain("payment_already_used");
+    expect(stdout).toContain("receipt: merchant:x402-demo was_paid 10000 USDC units");
+    expect(stdout).toContain("receipt signature: valid");
+    expect(stdout).toContain("facilitator books: payer −0.01 USDC, merchant +0.01 USDC");
     expect(stdout).toContain("everything stopped");
   }, 90_000);
 });

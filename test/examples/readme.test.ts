@@ -28,6 +28,11 @@ describe("the README", () => {
     expect(config.routes["POST /api/stake"]?.settle).toBe("before");
   });
 
+  it("its mcpServers snippet is examples/mcp/mcp-servers.local.json, word for word (the MCP suite pays with it)", () => {
+    const example = readFileSync(join(ROOT, "examples/mcp/mcp-servers.local.json"), "utf8");
+    expect(readme).toContain(example.trim());
+  });
+
   it.each(pages)("%s links only to files that exist", (page) => {
     const text = readFileSync(join(ROOT, page), "utf8");
     const targets = [...text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)]

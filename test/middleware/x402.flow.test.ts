@@ -420,26 +420,83 @@ describe("facilitator faults never serve unpaid", () => {
     });
   });
 
-  it("a settlement that cannot be reached drops the held body: 503", async () => {
+  it("a settlement that times out has an unknown outcome: 503 settlement_unknown, body kept for a retry with the same payment", async () => {
     facilitator.settle = () => {
       facilitator.mode = "hang";
       return { success: true, transaction: "0x", network: "x" };
     };
-    facilitator.mode = "normal";
-    const verifyThenHang = facilitator.verify;
-    facilitator.verify = (body) => {
-      const verdict = verifyThenHang(body);
-      facilitator.mode = "hang";
-      return verdict;
-    };
-    const res = await request(app)
-      .get("/api/apy")
-      .set("PAYMENT-SIGNATURE", header(evmPayment(APY)));
+    const verifyThenHang = hangAfterVerify();
+    const payment = header(evmPayment(APY));
+    const before = hits.apy ?? 0;
+    const res = await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment);
     expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ error: "facilitator_unavailable", details: { endpoint: "settle" } });
+    expect(res.body).toMatchObject({
+      error: "settlement_unknown",
+      details: { reason: expect.stringContaining("rpcUrl") },
+    });
+    expect(res.headers["retry-after"]).toBe("5");
     expect(JSON.stringify(res.body)).not.toContain("5.25");
+
+    // Another payment for the same route is not blocked; the same payment while the facilitator still hangs stays unknown.
+    facilitator.mode = "normal";
+    facilitator.verify = verifyThenHang;
+    facilitator.settle = () => ({
+      success: true,
+      transaction: `0x${"cd".repeat(32)}`,
+      network: "eip155:84532",
+    });
+    const settlesBefore = facilitator.count("settle");
+    const retry = await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ apy: "5.25" });
+    expect(decode(retry.headers["payment-response"])).toMatchObject({
+      success: true,
+      transaction: `0x${"cd".repeat(32)}`,
+    });
+    // The handler ran once, for the first request; the retry was served the kept response.
+    expect(hits.apy).toBe(before + 1);
+    expect(facilitator.count("settle")).toBe(settlesBefore + 1);
+    const again = await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment);
+    expect(again.status).toBe(402);
+    expect(again.body).toMatchObject({ error: "payment_already_used" });
+  });
+
+  it("a retry whose settlement is still unknown stays 503 settlement_unknown (never 2xx unpaid)", async () => {
+    const payment = header(evmPayment(APY));
+    facilitator.settle = () => {
+      throw new Error("unused");
+    };
+    const verifyThenHang = hangAfterVerify();
+    expect((await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment)).status).toBe(503);
+    facilitator.mode = "normal";
+    facilitator.verify = verifyThenHang;
+    facilitator.settle = () => ({
+      success: false,
+      transaction: "",
+      network: "eip155:84532",
+      errorReason: "nonce_used",
+    });
+    const retry = await request(app).get("/api/apy").set("PAYMENT-SIGNATURE", payment);
+    expect(retry.status).toBe(503);
+    expect(retry.body).toMatchObject({
+      error: "settlement_unknown",
+      details: { reason: expect.stringContaining("nonce_used") },
+    });
+    expect(JSON.stringify(retry.body)).not.toContain("5.25");
   });
 });
+
+/** The next /verify answers, then the facilitator hangs (so /settle times out); returns the plain verify. */
+function hangAfterVerify(): FacilitatorDouble["verify"] {
+  facilitator.mode = "normal";
+  const verify = facilitator.verify;
+  facilitator.verify = (body) => {
+    const verdict = verify(body);
+    facilitator.mode = "hang";
+    return verdict;
+  };
+  return verify;
+}
 
 describe("settle only on 2xx", () => {
   it.each([

@@ -30,27 +30,32 @@ function packageOf(specifier: string): string {
 }
 
 describe("the published package", () => {
-  it("npm pack lists exactly the build of the published sources, config, docs and README", () => {
-    const [packed] = JSON.parse(
-      execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
-        cwd: ROOT,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-      }),
-    ) as [{ files: { path: string }[] }];
-    const files = packed.files.map((file) => file.path);
-    const tops = new Set(files.map((path) => path.split("/")[0]));
-    expect([...tops].sort()).toEqual(["README.md", "config", "dist", "docs", "package.json"]);
-    const built = files.filter((path) => path.startsWith("dist/") && path.endsWith(".js"));
-    const expected = publishedSources().map((path) =>
-      path.replace(/^src\//, "dist/").replace(/\.ts$/, ".js"),
-    );
-    expect(built.sort()).toEqual(expected.sort());
-    for (const target of [...Object.values(pkg.bin), ...Object.values(pkg.exports)]) {
-      const path = (typeof target === "string" ? target : target.default).replace(/^\.\//, "");
-      expect(files, path).toContain(path);
-    }
-  });
+  // npm pack runs `prepare` (a clean build) first, so the list is what a user would install.
+  it(
+    "npm pack lists exactly the build of the published sources, config, docs and README",
+    { timeout: 180_000 },
+    () => {
+      const [packed] = JSON.parse(
+        execFileSync("npm", ["pack", "--dry-run", "--json"], {
+          cwd: ROOT,
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "ignore"],
+        }),
+      ) as [{ files: { path: string }[] }];
+      const files = packed.files.map((file) => file.path);
+      const tops = new Set(files.map((path) => path.split("/")[0]));
+      expect([...tops].sort()).toEqual(["README.md", "config", "dist", "docs", "package.json"]);
+      const built = files.filter((path) => path.startsWith("dist/") && path.endsWith(".js"));
+      const expected = publishedSources().map((path) =>
+        path.replace(/^src\//, "dist/").replace(/\.ts$/, ".js"),
+      );
+      expect(built.sort()).toEqual(expected.sort());
+      for (const target of [...Object.values(pkg.bin), ...Object.values(pkg.exports)]) {
+        const path = (typeof target === "string" ? target : target.default).replace(/^\.\//, "");
+        expect(files, path).toContain(path);
+      }
+    },
+  );
 
   it("published code imports only dependencies (never a devDependency such as solc, anvil or @x402/*)", () => {
     const allowed = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);

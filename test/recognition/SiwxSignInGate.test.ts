@@ -13,7 +13,7 @@ import { RedisNonceStore } from "../../src/recognition/RedisNonceStore.js";
 import type { SiwxSignInGate } from "../../src/recognition/SiwxSignInGate.js";
 import type { SignInContext } from "../../src/recognition/SignInGate.js";
 import { GatewayError } from "../../src/protocol/errors.js";
-import type { Logger } from "../../src/middleware/Logger.js";
+import type { Logger } from "../../src/common/Logger.js";
 import { encodeBase64Json } from "../../src/protocol/base64Json.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 

@@ -92,7 +92,7 @@ describe("the operators' alert rules and dashboard", () => {
       rig.proxy.modes = {};
     };
     await fault("verify", "http500", "/paid/a"); // facilitator errors
-    await fault("settle", "http500", "/paid/b"); // settlement outcome unknown
+    await fault("settle", "http500", "/paid/b"); // settlement outcome unknown (no rpcUrls here)
     await fault("settle", "refuse", "/paid/c"); // settlement failed
     await ask(`${url}/paid/reset`, paid(await rig.pay("/paid/reset"))); // upstream errors
     const member = privateKeyToAccount(devAccount(3).privateKey);

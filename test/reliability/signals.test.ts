@@ -14,8 +14,8 @@ import { PRICE, REDIS_URL, waitFor } from "./support/startFaultRig.js";
 
 /** Responses in flight when the signal arrives. */
 const IN_FLIGHT = 4;
-/** Short reservations, so a payment whose gateway died becomes usable again within the test. */
-const RESERVATION_TTL_MS = 5_000;
+/** Short reservations, so a payment whose gateway died becomes usable again within the test (long enough to see it blocked first on a loaded machine). */
+const RESERVATION_TTL_MS = 12_000;
 
 let stack: LocalStack;
 let upstream: CountingUpstream;
@@ -84,17 +84,16 @@ describe("signals while paid responses are held", () => {
     expectRefused(await ask(`${survivor.url}/paid/retry`, paid(inFlight[0]!)), 409, "payment_in_progress");
     const fresh = await ask(`${survivor.url}/paid/fresh`, paid(headers[IN_FLIGHT]!));
     expect(fresh.status).toBe(200);
-    let first = await ask(`${survivor.url}/paid/retry`, paid(inFlight[0]!));
-    await waitFor(async () => {
-      if (first.status === 409) first = await ask(`${survivor.url}/paid/retry`, paid(inFlight[0]!));
-      return first.status !== 409;
-    }, RESERVATION_TTL_MS + 10_000);
-    const retried = [
-      first,
-      ...(await Promise.all(
-        inFlight.slice(1).map((header) => ask(`${survivor.url}/paid/retry`, paid(header))),
-      )),
-    ];
+    // Each reservation expires on its own (they were taken moments apart): retry each until it does.
+    const retryUntilFree = async (header: string) => {
+      let answer = await ask(`${survivor.url}/paid/retry`, paid(header));
+      await waitFor(async () => {
+        if (answer.status === 409) answer = await ask(`${survivor.url}/paid/retry`, paid(header));
+        return answer.status !== 409;
+      }, RESERVATION_TTL_MS + 10_000);
+      return answer;
+    };
+    const retried = await Promise.all(inFlight.map(retryUntilFree));
     for (const answer of retried)
       log.add("retry at the survivor after the reservation expired", "200", answer, 1);
     expect(retried.map((a) => a.status)).toEqual(inFlight.map(() => 200));

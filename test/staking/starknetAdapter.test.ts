@@ -82,7 +82,7 @@ beforeAll(async () => {
         stakingContract: STAKING,
         mintingCurveContract: CURVE,
         stakerAddress: STAKER,
-        timeoutMs: 400,
+        timeoutMs: 3_000,
       },
     },
   });

@@ -1,5 +1,5 @@
 import { StarknetRpc } from "../../starknet/StarknetRpc.js";
-import { StarknetRpcFailure } from "../../starknet/StarknetRpcFailure.js";
+import { StarknetRpcFailureError } from "../../starknet/StarknetRpcFailureError.js";
 import type {
   ChainAdapter,
   ChainState,
@@ -231,10 +231,10 @@ export class StarknetAdapter implements ChainAdapter {
 }
 
 function toStakingError(error: unknown, contractAddress: string, entrypoint: string): StakingError {
-  if (error instanceof StarknetRpcFailure && error.isTransport) {
+  if (error instanceof StarknetRpcFailureError && error.isTransport) {
     return new ChainUnavailableError(describeUnavailable(error), error);
   }
-  if (error instanceof StarknetRpcFailure && error.kind === "rpc") {
+  if (error instanceof StarknetRpcFailureError && error.kind === "rpc") {
     return new ChainResponseError(
       `starknet_call ${entrypoint} failed: ${error.details.rpcMessage}`,
       { contractAddress, entrypoint, rpcCode: error.details.code },
@@ -249,7 +249,7 @@ function toStakingError(error: unknown, contractAddress: string, entrypoint: str
 }
 
 /** The backend's wording for a node that did not answer JSON-RPC. */
-function describeUnavailable(failure: StarknetRpcFailure): string {
+function describeUnavailable(failure: StarknetRpcFailureError): string {
   const { status, timeoutMs } = failure.details;
   switch (failure.kind) {
     case "timeout":

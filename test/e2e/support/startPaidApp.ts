@@ -18,6 +18,8 @@ export interface StartPaidAppOptions {
   stack: LocalStack;
   /** Facilitator base URL; default the stack's. */
   facilitatorUrl?: string;
+  /** The paywall's `facilitator` option as it is (e.g. an official FacilitatorClient); wins over `facilitatorUrl`. */
+  facilitator?: X402Options["facilitator"];
   /** Run by `GET /drain` before it answers (e.g. the payer spends its funds before settlement). */
   drain?: () => Promise<void>;
 }
@@ -37,7 +39,10 @@ export async function startPaidApp(options: StartPaidAppOptions): Promise<PaidAp
     extra: { name: token.name, version: token.version },
   });
   const paywall: X402Options = {
-    facilitator: { url: options.facilitatorUrl ?? stack.facilitatorUrl, timeoutMs: 10_000 },
+    facilitator: options.facilitator ?? {
+      url: options.facilitatorUrl ?? stack.facilitatorUrl,
+      timeoutMs: 10_000,
+    },
     payTo: stack.accounts.payee.address,
     network: "eip155:31337",
     assets: [

@@ -1,3 +1,5 @@
+import { BaseError } from "../common/BaseError.js";
+
 /**
  * How a `starknet_call` failed: the node could not be reached (`unreachable`, `timeout`), answered
  * badly (`http`, `not_json`, `malformed`), or answered a JSON-RPC error (`rpc`, with its code).
@@ -26,14 +28,15 @@ const DESCRIBE: Record<StarknetRpcFailureKind, (d: StarknetRpcFailureDetails) =>
 };
 
 /** A failed `starknet_call` (see {@link StarknetRpc}); callers turn it into their own error. */
-export class StarknetRpcFailure extends Error {
+export class StarknetRpcFailureError extends BaseError {
+  declare readonly details: StarknetRpcFailureDetails & Record<string, unknown>;
+
   constructor(
     readonly kind: StarknetRpcFailureKind,
-    readonly details: StarknetRpcFailureDetails,
+    details: StarknetRpcFailureDetails,
     cause?: unknown,
   ) {
-    super(DESCRIBE[kind](details), cause === undefined ? undefined : { cause });
-    this.name = "StarknetRpcFailure";
+    super(`starknet_rpc_${kind}`, DESCRIBE[kind](details), { details: { ...details }, cause });
   }
 
   /** True when the node itself failed (not reachable, or not answering JSON-RPC). */

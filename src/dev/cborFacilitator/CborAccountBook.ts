@@ -1,0 +1,133 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS payers (payer TEXT NOT NULL, currency TEXT NOT NULL, balance TEXT NOT NULL,
+  PRIMARY KEY (payer, currency));
+CREATE TABLE IF NOT EXISTS merchants (pseudonym TEXT NOT NULL, currency TEXT NOT NULL, balance TEXT NOT NULL,
+  PRIMARY KEY (pseudonym, currency));
+CREATE TABLE IF NOT EXISTS settlements (intent TEXT PRIMARY KEY, payer TEXT NOT NULL, merchant TEXT NOT NULL,
+  currency TEXT NOT NULL, amount TEXT NOT NULL, settled_at INTEGER NOT NULL, receipt BLOB NOT NULL);
+`;
+
+export interface Transfer {
+  /** Hex SHA-256 of the payment_intent bytes: one intent settles once. */
+  intent: string;
+  payer: string;
+  merchant: string;
+  currency: string;
+  amount: bigint;
+  settledAt: number;
+}
+
+export type TransferOutcome =
+  | { ok: true; receipt: Uint8Array }
+  | { ok: false; reason: "intent_already_settled" | "insufficient_funds" | "unknown_payer" };
+
+/**
+ * The local CBOR facilitator's books in SQLite (WAL, synchronous FULL): payer balances by payer id and
+ * currency, merchant balances by pseudonym, and one row per settled intent with its receipt. Amounts
+ * are decimal text so they stay exact; a settlement is one transaction.
+ */
+export class CborAccountBook {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(file: string) {
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = FULL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.statements = {
+      getMeta: db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
+      setMeta: db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)"),
+      payer: db.prepare<[string, string], { balance: string }>(
+        "SELECT balance FROM payers WHERE payer = ? AND currency = ?",
+      ),
+      setPayer: db.prepare(
+        "INSERT INTO payers (payer, currency, balance) VALUES (?, ?, ?) " +
+          "ON CONFLICT (payer, currency) DO UPDATE SET balance = excluded.balance",
+      ),
+      merchant: db.prepare<[string, string], { balance: string }>(
+        "SELECT balance FROM merchants WHERE pseudonym = ? AND currency = ?",
+      ),
+      setMerchant: db.prepare(
+        "INSERT INTO merchants (pseudonym, currency, balance) VALUES (?, ?, ?) " +
+          "ON CONFLICT (pseudonym, currency) DO UPDATE SET balance = excluded.balance",
+      ),
+      settled: db.prepare<[string], { receipt: Buffer }>("SELECT receipt FROM settlements WHERE intent = ?"),
+      settle: db.prepare(
+        "INSERT INTO settlements (intent, payer, merchant, currency, amount, settled_at, receipt) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
+      count: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM settlements"),
+    };
+  }
+
+  /** A value kept across restarts (the receipt key's seed), set once. */
+  meta(key: string, initial: () => string): string {
+    this.statements.setMeta.run(key, initial());
+    return (this.statements.getMeta.get(key) as { value: string }).value;
+  }
+
+  /** Open a payer account with `balance` of `currency`, unless it already exists. */
+  openAccount(payer: string, currency: string, balance: bigint): void {
+    if (this.statements.payer.get(payer, currency) === undefined) {
+      this.statements.setPayer.run(payer, currency, balance.toString());
+    }
+  }
+
+  payerBalance(payer: string, currency: string): bigint | undefined {
+    const row = this.statements.payer.get(payer, currency);
+    return row === undefined ? undefined : BigInt(row.balance);
+  }
+
+  merchantBalance(pseudonym: string, currency: string): bigint {
+    return BigInt(this.statements.merchant.get(pseudonym, currency)?.balance ?? "0");
+  }
+
+  settlements(): number {
+    return (this.statements.count.get() as { n: number }).n;
+  }
+
+  /** Debit the payer, credit the merchant and record the receipt, all or nothing. */
+  transfer(transfer: Transfer, receipt: () => Uint8Array): TransferOutcome {
+    return this.db
+      .transaction((): TransferOutcome => {
+        if (this.statements.settled.get(transfer.intent) !== undefined) {
+          return { ok: false, reason: "intent_already_settled" };
+        }
+        const balance = this.payerBalance(transfer.payer, transfer.currency);
+        if (balance === undefined) return { ok: false, reason: "unknown_payer" };
+        if (balance < transfer.amount) return { ok: false, reason: "insufficient_funds" };
+        const signed = receipt();
+        this.statements.setPayer.run(
+          transfer.payer,
+          transfer.currency,
+          (balance - transfer.amount).toString(),
+        );
+        const credited = this.merchantBalance(transfer.merchant, transfer.currency) + transfer.amount;
+        this.statements.setMerchant.run(transfer.merchant, transfer.currency, credited.toString());
+        this.statements.settle.run(
+          transfer.intent,
+          transfer.payer,
+          transfer.merchant,
+          transfer.currency,
+          transfer.amount.toString(),
+          transfer.settledAt,
+          Buffer.from(signed),
+        );
+        return { ok: true, receipt: signed };
+      })
+      .immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

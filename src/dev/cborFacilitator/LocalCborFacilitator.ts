@@ -1,0 +1,118 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
+import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
+import { decodeClaim, encodeClaim, type Claim } from "../../protocol/cbor/Claim.js";
+import type {
+  CborFacilitatorRequest,
+  CborSettleResponse,
+  CborVerifyResponse,
+} from "../../protocol/cbor/facilitatorMessages.js";
+import {
+  decodePaymentRequest,
+  paymentRequestDigest,
+  type PaymentRequest,
+} from "../../protocol/cbor/PaymentRequest.js";
+import { decodePaymentSignature, type PaymentSignature } from "../../protocol/cbor/PaymentSignature.js";
+import { PREDICATE_WAS_PAID } from "../../protocol/cbor/profile.js";
+import { encodeSettlementReceipt } from "../../protocol/cbor/SettlementReceipt.js";
+import { payerIdOf, type SigningKey } from "../../protocol/cbor/signatures.js";
+import { isStandInProof } from "../../protocol/cbor/standInProof.js";
+import type { CborAccountBook } from "./CborAccountBook.js";
+
+export interface LocalCborFacilitatorDeps {
+  book: CborAccountBook;
+  /** Ed25519 key the receipts are signed with (published at `/supported`). */
+  receiptKey: SigningKey;
+  now: () => number;
+  /** Clock difference tolerated on a deadline, in seconds. */
+  skewSeconds?: number;
+}
+
+type Checked =
+  | { ok: true; request: PaymentRequest; payment: PaymentSignature; claim: Claim; payer: string }
+  | { ok: false; reason: string };
+
+/**
+ * The local stack's facilitator for `application/x402+cbor` (the MVP's service-auth model): payer
+ * accounts known by public key, a test balance per currency, settlement as a debit and a credit in
+ * SQLite, receipts signed with its own Ed25519 key. It cannot verify a STARK proof: it accepts only
+ * the STAND-IN proof (a SHA-256 binding of the intent) and says so everywhere. Never a verifier.
+ */
+export class LocalCborFacilitator implements CborFacilitator {
+  constructor(private readonly deps: LocalCborFacilitatorDeps) {}
+
+  async verifyCbor(request: CborFacilitatorRequest): Promise<CborVerifyResponse> {
+    const checked = this.check(request);
+    return checked.ok
+      ? { isValid: true, payer: checked.payer }
+      : { isValid: false, invalidReason: checked.reason };
+  }
+
+  async settleCbor(request: CborFacilitatorRequest): Promise<CborSettleResponse> {
+    const checked = this.check(request);
+    if (!checked.ok) return { success: false, errorReason: checked.reason };
+    const { claim, payment, payer } = checked;
+    const settledAt = Math.floor(this.deps.now() / 1000);
+    const intentDigest = createHash("sha256").update(payment.paymentIntent).digest();
+    const outcome = this.deps.book.transfer(
+      {
+        intent: intentDigest.toString("hex"),
+        payer,
+        merchant: claim.object,
+        currency: claim.quantity.currency,
+        amount: claim.quantity.amount,
+        settledAt,
+      },
+      () => {
+        const receiptClaim = encodeClaim({
+          ...claim,
+          predicate: PREDICATE_WAS_PAID,
+          time: settledAt,
+          context: new Uint8Array(intentDigest),
+        });
+        return encodeSettlementReceipt({
+          claim: receiptClaim,
+          signature: this.deps.receiptKey.sign(receiptClaim),
+          signer: this.deps.receiptKey.publicKey,
+        });
+      },
+    );
+    return outcome.ok
+      ? { success: true, receipt: outcome.receipt }
+      : { success: false, errorReason: outcome.reason };
+  }
+
+  private check(body: CborFacilitatorRequest): Checked {
+    let request: PaymentRequest;
+    let payment: PaymentSignature;
+    let claim: Claim;
+    try {
+      request = decodePaymentRequest(body.paymentRequest);
+      payment = decodePaymentSignature(body.paymentSignature);
+      claim = decodeClaim(payment.paymentIntent);
+    } catch (error) {
+      return { ok: false, reason: `invalid_payment: ${(error as Error).message}` };
+    }
+    const skewMs = (this.deps.skewSeconds ?? 30) * 1000;
+    if (request.deadline.getTime() + skewMs < this.deps.now())
+      return { ok: false, reason: "request_expired" };
+    const digest = paymentRequestDigest(body.paymentRequest);
+    if (claim.context.length !== digest.length || !timingSafeEqual(claim.context, digest)) {
+      return { ok: false, reason: "context_mismatch" };
+    }
+    const mismatch = checkPaymentIntent(request, claim, payment);
+    if (mismatch) {
+      return {
+        ok: false,
+        reason: mismatch.code === "verification_failed" ? "invalid_signature" : `mismatch: ${mismatch.field}`,
+      };
+    }
+    if (!isStandInProof(payment.starkProof, payment.paymentIntent))
+      return { ok: false, reason: "stand_in_proof_mismatch" };
+    const payer = payerIdOf(claim.subject);
+    const balance = this.deps.book.payerBalance(payer, claim.quantity.currency);
+    if (balance === undefined) return { ok: false, reason: "unknown_payer" };
+    if (balance < claim.quantity.amount) return { ok: false, reason: "insufficient_funds" };
+    return { ok: true, request, payment, claim, payer };
+  }
+}

@@ -1,0 +1,75 @@
+import { cborDevPayerSeed } from "./cborDevPayers.js";
+import { payCborRoute } from "../payer/payCborRoute.js";
+import { decodeClaim } from "../protocol/cbor/Claim.js";
+import { createSigningKey, payerIdOf, type SignatureAlgorithm } from "../protocol/cbor/signatures.js";
+import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
+
+/** `npm run pay -- --cbor <url>`: pay a GET route in application/x402+cbor and print the receipt. */
+export async function payCbor(
+  url: string,
+  options: { algorithm: string; facilitator?: string | undefined; maxAmount: bigint },
+): Promise<number> {
+  if (options.algorithm !== "ed25519" && options.algorithm !== "ml-dsa-65") {
+    console.error("--alg must be ed25519 or ml-dsa-65");
+    return 2;
+  }
+  const algorithm: SignatureAlgorithm = options.algorithm;
+  const seedHex = process.env.CBOR_PAYER_SEED;
+  if (seedHex !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(seedHex)) {
+    console.error("CBOR_PAYER_SEED must be 32 bytes of hex");
+    return 2;
+  }
+  const seed =
+    seedHex === undefined ? cborDevPayerSeed(algorithm) : Buffer.from(seedHex.replace(/^0x/, ""), "hex");
+  const key = createSigningKey(algorithm, seed);
+  console.log(
+    `payer: ${payerIdOf(key.publicKey)} (${algorithm}${seedHex === undefined ? ", local demo test key" : ""})`,
+  );
+  console.log(`GET ${url} (Accept: application/x402+cbor), then POST with PAYMENT-SIGNATURE`);
+  const paid = await payCborRoute(url, { key, maxAmount: options.maxAmount });
+  if (paid.payment) {
+    const offer = paid.payment.request;
+    console.log(`offer: ${show(offer)}`);
+    console.log("stark_proof: STAND-IN (SHA-256 binding of the intent), not a STARK proof");
+  }
+  console.log(`status: ${paid.response.status} ${paid.response.statusText}`);
+  const refusal = paid.response.headers.get("x402-error");
+  if (refusal !== null) console.log(`refused: ${refusal}`);
+  if (paid.receipt) {
+    console.log(
+      `PAYMENT-RESPONSE (SettlementReceipt, decoded): ${show({ ...paid.receipt, claim: decodeClaim(paid.receipt.claim) })}`,
+    );
+    if (options.facilitator !== undefined) {
+      const supported = (await (
+        await fetch(`${options.facilitator.replace(/\/+$/, "")}/supported`)
+      ).json()) as {
+        receiptKey?: { publicKey?: string };
+      };
+      const facilitatorKey = Buffer.from(supported.receiptKey?.publicKey ?? "", "base64");
+      const verdict = verifyReceipt(paid.receipt, facilitatorKey);
+      console.log(
+        `receipt signature: ${verdict.valid ? "valid" : `INVALID (${verdict.reason})`} (facilitator key from /supported)`,
+      );
+      if (!verdict.valid) return 1;
+    }
+  } else {
+    console.log("PAYMENT-RESPONSE: (none)");
+  }
+  console.log(`body: ${await paid.response.text()}`);
+  return paid.response.ok ? 0 : 1;
+}
+
+function show(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, item: unknown) => {
+      if (typeof item === "bigint") return item.toString();
+      if (item instanceof Uint8Array) return Buffer.from(item).toString("hex");
+      if (item !== null && typeof item === "object" && (item as { type?: unknown }).type === "Buffer") {
+        return Buffer.from((item as { data: number[] }).data).toString("hex");
+      }
+      return item;
+    },
+    2,
+  );
+}

@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CborAccountBook } from "./cborFacilitator/CborAccountBook.js";
+import { LocalCborFacilitator } from "./cborFacilitator/LocalCborFacilitator.js";
+import {
+  MAX_FACILITATOR_REQUEST_BYTES,
+  decodeCborFacilitatorRequest,
+  encodeCborSettleResponse,
+  encodeCborVerifyResponse,
+} from "../protocol/cbor/facilitatorMessages.js";
+import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
+import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
+import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
+
+export interface CborPayerAccount {
+  publicKey: Uint8Array;
+  /** Opening balance per currency, in the smallest unit. */
+  balances: Partial<Record<Currency, bigint>>;
+}
+
+export interface StartCborFacilitatorOptions {
+  /** SQLite file of the books (default in memory: balances then last as long as the process). */
+  file?: string;
+  /** Payer accounts opened at start (an account that exists keeps its balance). */
+  accounts?: CborPayerAccount[];
+  port?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export interface RunningCborFacilitator {
+  url: string;
+  /** The Ed25519 key receipts are signed with: give it to `verifyReceipt`. */
+  receiptKey: Uint8Array;
+  facilitator: LocalCborFacilitator;
+  book: CborAccountBook;
+  payerBalance(publicKey: Uint8Array, currency: Currency): bigint | undefined;
+  merchantBalance(pseudonym: string, currency: Currency): bigint;
+  calls: { verify: number; settle: number; supported: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify` and `/settle` in
+ * `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
+ * the proof is a stand-in). Its receipt key is kept in the books, so it survives a restart.
+ */
+export async function startCborFacilitator(
+  options: StartCborFacilitatorOptions = {},
+): Promise<RunningCborFacilitator> {
+  const book = new CborAccountBook(options.file ?? ":memory:");
+  const seed = Buffer.from(
+    book.meta("receipt_key_seed", () => randomBytes(32).toString("hex")),
+    "hex",
+  );
+  const receiptKey: SigningKey = createSigningKey("ed25519", seed);
+  for (const account of options.accounts ?? []) {
+    for (const [currency, balance] of Object.entries(account.balances)) {
+      book.openAccount(payerIdOf(account.publicKey), currency, balance);
+    }
+  }
+  const facilitator = new LocalCborFacilitator({ book, receiptKey, now: options.now ?? Date.now });
+  const calls = { verify: 0, settle: 0, supported: 0 };
+  const log = options.log;
+  const supported = {
+    kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
+    extensions: [],
+    signers: {},
+    receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
+    proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log?.(`cbor facilitator: ${(error as Error).message}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "GET" && path === "/supported") {
+      calls.supported++;
+      return sendJson(res, 200, supported);
+    }
+    if (req.method !== "POST" || (path !== "/verify" && path !== "/settle"))
+      return sendJson(res, 404, { error: "not_found" });
+    if (req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase() !== CBOR_MEDIA_TYPE) {
+      return sendJson(res, 415, { error: `expected Content-Type: ${CBOR_MEDIA_TYPE}` });
+    }
+    const body = await readBody(req);
+    if (body === undefined)
+      return sendJson(res, 413, { error: `body over ${MAX_FACILITATOR_REQUEST_BYTES} bytes` });
+    let request;
+    try {
+      request = decodeCborFacilitatorRequest(body);
+    } catch (error) {
+      return sendJson(res, 400, { error: (error as Error).message });
+    }
+    if (path === "/verify") {
+      calls.verify++;
+      const verdict = await facilitator.verifyCbor(request);
+      log?.(
+        `cbor verify: ${verdict.isValid ? `valid (${verdict.payer})` : `invalid: ${verdict.invalidReason}`} [stand-in proof]`,
+      );
+      return sendCbor(res, encodeCborVerifyResponse(verdict));
+    }
+    calls.settle++;
+    const settlement = await facilitator.settleCbor(request);
+    log?.(
+      `cbor settle: ${settlement.success ? "settled, receipt signed" : `refused: ${settlement.errorReason}`} [stand-in proof]`,
+    );
+    return sendCbor(res, encodeCborSettleResponse(settlement));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  log?.(`cbor facilitator listening on ${url}; ${STAND_IN_PROOF_NOTICE}`);
+  return {
+    url,
+    receiptKey: receiptKey.publicKey,
+    facilitator,
+    book,
+    payerBalance: (publicKey, currency) => book.payerBalance(payerIdOf(publicKey), currency),
+    merchantBalance: (pseudonym, currency) => book.merchantBalance(pseudonym, currency),
+    calls,
+    async stop() {
+      await closeServer(server);
+      book.close();
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Uint8Array | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FACILITATOR_REQUEST_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function sendCbor(res: ServerResponse, bytes: Uint8Array): void {
+  res.writeHead(200, { "content-type": CBOR_MEDIA_TYPE, "content-length": bytes.length });
+  res.end(bytes);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,101 @@
+import type { PaymentRequirements } from "@x402/core/types";
+import { isAddress } from "viem";
+import { PAYER_ENV, UnpayableError } from "./errors.js";
+import { ETHEREUM_MAINNET, isTestNetwork } from "./isTestNetwork.js";
+import type { PayerSettings } from "./parsePayerSettings.js";
+
+/** The settings a payment is checked against, and what this session has spent so far. */
+export interface PaymentPolicy {
+  settings: PayerSettings;
+  /** Sum of this session's payments, reserved ones included, in smallest units. */
+  sessionSpent: bigint;
+}
+
+export type PaymentChoice = { option: PaymentRequirements } | { refusal: UnpayableError };
+
+type Check = (option: PaymentRequirements, policy: PaymentPolicy) => UnpayableError | undefined;
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The policies, in the order they are applied to each option of an offer. */
+const CHECKS: Check[] = [
+  (option) =>
+    /^(0|[1-9][0-9]{0,77})$/.test(option.amount) && isAddress(option.payTo, { strict: false })
+      ? undefined
+      : new UnpayableError(
+          "unsupported_offer",
+          `the offer's ${option.scheme} option on ${option.network} has no integer amount or no payee address`,
+        ),
+  (option, { settings }) =>
+    settings.networks.includes(option.network)
+      ? undefined
+      : new UnpayableError(
+          "network_not_allowed",
+          `network ${option.network} is not in ${PAYER_ENV.networks} (${settings.networks.join(",")})`,
+        ),
+  (option, { settings }) =>
+    isTestNetwork(option.network) || settings.mainnetConsent.includes(option.network)
+      ? undefined
+      : new UnpayableError(
+          "mainnet_consent_required",
+          `${option.network} is a mainnet (real money): add it to ${PAYER_ENV.mainnetConsent} to allow spending there`,
+        ),
+  (option, { settings }) =>
+    settings.payees.some((payee) => same(payee, option.payTo))
+      ? undefined
+      : new UnpayableError("payee_not_allowed", `payee ${option.payTo} is not in ${PAYER_ENV.payees}`),
+  (option, { settings }) => {
+    if (settings.assets === undefined) {
+      return option.network === ETHEREUM_MAINNET
+        ? new UnpayableError(
+            "asset_required",
+            `paying on Ethereum mainnet (${ETHEREUM_MAINNET}) needs ${PAYER_ENV.assets} naming the token contracts to pay with`,
+          )
+        : undefined;
+    }
+    return settings.assets.some((asset) => same(asset, option.asset))
+      ? undefined
+      : new UnpayableError("asset_not_allowed", `asset ${option.asset} is not in ${PAYER_ENV.assets}`);
+  },
+  (option, { settings }) =>
+    BigInt(option.amount) <= settings.maxPerPayment
+      ? undefined
+      : new UnpayableError(
+          "over_payment_cap",
+          `the price ${option.amount} is above ${PAYER_ENV.maxPerPayment} (${settings.maxPerPayment})`,
+        ),
+  (option, { settings, sessionSpent }) =>
+    sessionSpent + BigInt(option.amount) <= settings.maxPerSession
+      ? undefined
+      : new UnpayableError(
+          "over_session_cap",
+          `paying ${option.amount} would bring this session to ${sessionSpent + BigInt(option.amount)}, above ${PAYER_ENV.maxPerSession} (${settings.maxPerSession}); ${sessionSpent} already spent`,
+        ),
+];
+
+/**
+ * The first option of an offer that passes every policy. When none does, the refusal of the option
+ * that passed the most checks (the first such option), so the user fixes the closest setting.
+ */
+export function choosePaymentOption(
+  options: readonly PaymentRequirements[],
+  policy: PaymentPolicy,
+): PaymentChoice {
+  let closest: { passed: number; refusal: UnpayableError } | undefined;
+  for (const option of options) {
+    let passed = 0;
+    let refusal: UnpayableError | undefined;
+    for (const check of CHECKS) {
+      refusal = check(option, policy);
+      if (refusal !== undefined) break;
+      passed += 1;
+    }
+    if (refusal === undefined) return { option };
+    if (closest === undefined || passed > closest.passed) closest = { passed, refusal };
+  }
+  return {
+    refusal:
+      closest?.refusal ??
+      new UnpayableError("unsupported_offer", "the offer has no option this payer can pay (exact on eip155)"),
+  };
+}

@@ -1,0 +1,141 @@
+import { isAbsolute } from "node:path";
+import { getAddress, isAddress, type Address } from "viem";
+import { z } from "zod/v4";
+import { PAYER_ENV, UnpayableError, type PayerSetting } from "./errors.js";
+
+/** The payer's settings, read once from the environment when the server starts. */
+export interface PayerSettings {
+  /** Absolute path of the Web3 Secret Storage v3 keystore file. */
+  keystorePath: string;
+  /** Absolute path of the file holding the keystore's password. */
+  passwordPath: string;
+  /** Networks the payer may pay on (CAIP-2, `eip155:<chain id>`). */
+  networks: string[];
+  /** Payees (`payTo`) the payer may pay, checksummed. */
+  payees: Address[];
+  /** Token contracts the payer may pay with, checksummed; undefined = any (except on eip155:1). */
+  assets: Address[] | undefined;
+  /** Cap on one payment, in the asset's smallest unit. */
+  maxPerPayment: bigint;
+  /** Cap on the sum of the payments of this server process, in the assets' smallest units. */
+  maxPerSession: bigint;
+  /** Mainnets the user consented to spend real money on (CAIP-2). */
+  mainnetConsent: string[];
+}
+
+export type ParsedPayerSettings =
+  { ok: true; settings: PayerSettings } | { ok: false; errors: UnpayableError[] };
+
+const MAX_DIGITS = 78; // a uint256 has at most 78 decimal digits
+const CAIP2_EVM = /^eip155:[1-9][0-9]{0,31}$/;
+const DECIMAL = /^[0-9]+$/;
+
+/** Shows a user's value in a message: quoted, escaped, shortened. */
+const show = (value: string): string => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+
+/** A string schema from a check that either returns the parsed value or says what is wrong. */
+function checked<T>(check: (value: string) => { value: T } | { problem: string }) {
+  return z.string().transform((value, ctx) => {
+    const result = check(value);
+    if ("value" in result) return result.value;
+    ctx.issues.push({ code: "custom", message: result.problem, input: value });
+    return z.NEVER;
+  });
+}
+
+const absolutePath = checked((value) => {
+  if (value.includes("\0")) return { problem: "must not contain a NUL character" };
+  if (!isAbsolute(value)) return { problem: "must be an absolute path (~ and $HOME are not expanded)" };
+  return { value };
+});
+
+const positiveAmount = checked((value) => {
+  if (!DECIMAL.test(value))
+    return { problem: "must be a whole number of the asset's smallest unit, digits only" };
+  if (value.length > MAX_DIGITS) return { problem: `must have at most ${MAX_DIGITS} digits` };
+  const amount = BigInt(value);
+  return amount > 0n ? { value: amount } : { problem: "must be greater than 0" };
+});
+
+const network = checked((value) =>
+  CAIP2_EVM.test(value)
+    ? { value }
+    : { problem: `${show(value)} is not an EVM network id (eip155:<chain id>, e.g. eip155:84532)` },
+);
+
+/** EIP-55: all-lowercase or all-uppercase hex carries no checksum; mixed case must be a valid one. */
+const address = checked((value) =>
+  /^0x([0-9a-f]{40}|[0-9A-F]{40})$/.test(value) || isAddress(value, { strict: true })
+    ? { value: getAddress(value) }
+    : {
+        problem: `${show(value)} is not an address (0x + 40 hex digits; mixed case must be a valid checksum)`,
+      },
+);
+
+/** A comma-separated list: entries trimmed, none empty, duplicates dropped. */
+function list<T>(item: z.ZodType<T, string>) {
+  return checked((value) => {
+    const entries = value.split(",").map((entry) => entry.trim());
+    if (entries.some((entry) => entry === "")) return { problem: "has an empty entry (a stray comma?)" };
+    const parsed: T[] = [];
+    for (const entry of entries) {
+      const result = item.safeParse(entry);
+      if (!result.success) return { problem: result.error.issues[0]?.message ?? `${show(entry)} is invalid` };
+      parsed.push(result.data);
+    }
+    return { value: [...new Set(parsed)] };
+  });
+}
+
+const SCHEMAS = {
+  keystorePath: absolutePath,
+  passwordPath: absolutePath,
+  networks: list(network),
+  payees: list(address),
+  maxPerPayment: positiveAmount,
+  maxPerSession: positiveAmount,
+  mainnetConsent: list(network),
+  assets: list(address),
+} as const;
+
+const REQUIRED_HINT: Record<Exclude<keyof typeof SCHEMAS, "assets" | "mainnetConsent">, string> = {
+  keystorePath: "the absolute path of your v3 keystore file",
+  passwordPath: "the absolute path of the file holding the keystore's password",
+  networks: "a comma-separated list of networks, e.g. eip155:84532",
+  payees: "a comma-separated list of payee addresses",
+  maxPerPayment: "the cap on one payment in the asset's smallest unit, e.g. 1000000",
+  maxPerSession: "the cap on all payments of this server process, e.g. 5000000",
+};
+
+/**
+ * Reads the payer's settings from `env`. Values are trimmed; an empty value counts as unset.
+ * Every invalid or missing variable gives one `invalid_setting` error naming it.
+ */
+export function parsePayerSettings(env: Record<string, string | undefined>): ParsedPayerSettings {
+  const errors: UnpayableError[] = [];
+  const values: Partial<Record<keyof typeof SCHEMAS, unknown>> = {};
+  for (const key of Object.keys(SCHEMAS) as (keyof typeof SCHEMAS)[]) {
+    const name: PayerSetting = PAYER_ENV[key];
+    const raw = env[name]?.trim() ?? "";
+    if (raw === "") {
+      if (key === "assets") values.assets = undefined;
+      else if (key === "mainnetConsent") values.mainnetConsent = [];
+      else
+        errors.push(
+          new UnpayableError("invalid_setting", `${name} is not set: set it to ${REQUIRED_HINT[key]}`, {
+            setting: name,
+          }),
+        );
+      continue;
+    }
+    const result = SCHEMAS[key].safeParse(raw);
+    if (result.success) values[key] = result.data;
+    else {
+      const reason = result.error.issues[0]?.message ?? "is invalid";
+      const message = reason.startsWith('"') ? `${name}: ${reason}` : `${name} ${reason}`;
+      errors.push(new UnpayableError("invalid_setting", message, { setting: name }));
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, settings: values as unknown as PayerSettings };
+}

@@ -1,0 +1,54 @@
+import type { Request } from "express";
+import type { PricedRoute, RouteMatch, RouteTable } from "../pricing/RouteTable.js";
+import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
+import { negotiatePaymentFormat, type PaymentFormat } from "../protocol/negotiatePaymentFormat.js";
+import { preferredOfferFormat } from "../protocol/preferredOfferFormat.js";
+
+/**
+ * Match a request, taking the CBOR paid retry into account: a `POST` with
+ * `Content-Type: application/x402+cbor`, a `PAYMENT-SIGNATURE` and no body, on a path whose `GET` is
+ * priced with a CBOR offer (and whose `POST` is not priced), is that GET: the method is rewritten so
+ * the handler or upstream sees `GET`. Nothing else about routing changes.
+ */
+export function matchWithCborRetry(
+  routes: RouteTable,
+  req: Request,
+  pathname: string,
+  options: Parameters<RouteTable["match"]>[2] = {},
+): RouteMatch {
+  const match = routes.match(req.method, pathname, options);
+  if (match.kind !== "free" || req.method !== "POST" || !isCborRetry(req)) return match;
+  const get = routes.match("GET", pathname, options);
+  if (get.kind !== "priced" || get.route.cbor === undefined) return match;
+  req.method = "GET";
+  return get;
+}
+
+/** Whether the CBOR path answers this priced request: a CBOR payment, or an unpaid request that prefers (or can only get) a CBOR offer. */
+export function wantsCbor(req: Request, route: PricedRoute, paymentFormat: PaymentFormat): boolean {
+  if (route.cbor === undefined) return false;
+  if (paymentFormat === "cbor") return true;
+  if (req.headers[PAYMENT_SIGNATURE] !== undefined) return false;
+  return route.requirements.length === 0 || preferredOfferFormat(req.headers.accept) === "cbor";
+}
+
+/** The payment's media type describes the headers, not a body: the resource is requested without one. */
+export function dropPaymentContentType(req: Request): void {
+  if (isCborContentType(req)) {
+    delete req.headers["content-type"];
+    delete req.headers["content-length"];
+    delete req.headers["transfer-encoding"];
+  }
+}
+
+function isCborRetry(req: Request): boolean {
+  const length = req.headers["content-length"];
+  const emptyBody =
+    (length === undefined || length === "0") && req.headers["transfer-encoding"] === undefined;
+  return emptyBody && req.headers[PAYMENT_SIGNATURE] !== undefined && isCborContentType(req);
+}
+
+function isCborContentType(req: Request): boolean {
+  const format = negotiatePaymentFormat(req.headers["content-type"]);
+  return format.ok && format.format === "cbor";
+}

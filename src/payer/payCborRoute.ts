@@ -1,0 +1,56 @@
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { decodeBase64 } from "../protocol/decodeBase64.js";
+import { decodeSettlementReceipt, type SettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
+import { createCborPayment, type CborPayment, type CborPaymentOptions } from "./createCborPayment.js";
+
+export interface PayCborRouteOptions extends Omit<CborPaymentOptions, "offer"> {
+  fetch?: typeof fetch;
+  /** Refuse offers above this amount, in the smallest unit. */
+  maxAmount?: bigint;
+  /** Extra headers on both requests. */
+  headers?: Record<string, string>;
+}
+
+export interface CborPaidResponse {
+  /** The final response (its body unread). */
+  response: Response;
+  /** The first answer's status (402 when the route is priced). */
+  offeredStatus: number;
+  payment?: CborPayment;
+  /** `PAYMENT-RESPONSE`, decoded, when there is one. */
+  receipt?: SettlementReceipt;
+}
+
+/**
+ * Pay a GET route in `application/x402+cbor`: GET with `Accept` preferring CBOR, read the 402's
+ * PaymentRequest, sign an intent, retry as `POST` (empty body, `Content-Type: application/x402+cbor`,
+ * `PAYMENT-SIGNATURE`) and decode the receipt.
+ */
+export async function payCborRoute(url: string, options: PayCborRouteOptions): Promise<CborPaidResponse> {
+  const fetchImpl = options.fetch ?? fetch;
+  const first = await fetchImpl(url, {
+    headers: { ...options.headers, accept: `${CBOR_MEDIA_TYPE}, application/json;q=0.5` },
+  });
+  const offer = first.headers.get("payment-required");
+  if (first.status !== 402 || offer === null) return { response: first, offeredStatus: first.status };
+  await first.arrayBuffer();
+  const payment = createCborPayment({ ...options, offer });
+  if (options.maxAmount !== undefined && payment.request.amount > options.maxAmount) {
+    throw new RangeError(
+      `the offer asks ${payment.request.amount} ${payment.request.currency}, above the maximum ${options.maxAmount}`,
+    );
+  }
+  const response = await fetchImpl(url, {
+    method: "POST",
+    headers: {
+      ...options.headers,
+      accept: `${CBOR_MEDIA_TYPE}, application/json;q=0.5, */*;q=0.1`,
+      "content-type": CBOR_MEDIA_TYPE,
+      "payment-signature": payment.header,
+    },
+  });
+  const receiptHeader = response.headers.get("payment-response");
+  const result: CborPaidResponse = { response, offeredStatus: first.status, payment };
+  if (receiptHeader !== null) result.receipt = decodeSettlementReceipt(decodeBase64(receiptHeader));
+  return result;
+}

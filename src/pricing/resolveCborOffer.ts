@@ -1,0 +1,51 @@
+import type { CborRouteConfig } from "../middleware/cborOptions.js";
+import {
+  DEFAULT_CLAIM_SCHEMA_REF,
+  DEFAULT_REVELATION_MASK_REF,
+  type Currency,
+} from "../protocol/cbor/profile.js";
+import { PriceError } from "./parseMoney.js";
+
+/** A route's CBOR offer with every default filled in: what each PaymentRequest of the route says. */
+export interface CborRouteOffer {
+  currency: Currency;
+  amount: bigint;
+  merchantPseudonym: string;
+  serviceId: string;
+  revelationMaskRef: string;
+  claimSchemaRef: string;
+  acceptsHumanityGate: boolean;
+  /** Lifetime of an offer, in seconds. */
+  deadlineSeconds: number;
+}
+
+export interface CborPricingDefaults {
+  merchantPseudonym?: string | undefined;
+  deadlineSeconds: number;
+}
+
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/** Fill a route's `cbor` settings from the shared ones; throws {@link PriceError} when one is missing. */
+export function resolveCborOffer(
+  key: string,
+  config: CborRouteConfig,
+  defaults: CborPricingDefaults,
+): CborRouteOffer {
+  const merchantPseudonym = config.merchantPseudonym ?? defaults.merchantPseudonym;
+  if (merchantPseudonym === undefined) {
+    throw new PriceError("cbor: needs merchantPseudonym (on the route or in the top-level cbor settings)");
+  }
+  const amount = BigInt(config.amount);
+  if (amount > MAX_UINT64) throw new PriceError("cbor: the amount does not fit in 64 bits");
+  return {
+    currency: config.currency,
+    amount,
+    merchantPseudonym,
+    serviceId: config.serviceId ?? key,
+    revelationMaskRef: config.revelationMaskRef ?? DEFAULT_REVELATION_MASK_REF,
+    claimSchemaRef: config.claimSchemaRef ?? DEFAULT_CLAIM_SCHEMA_REF,
+    acceptsHumanityGate: config.acceptsHumanityGate ?? false,
+    deadlineSeconds: config.deadlineSeconds ?? defaults.deadlineSeconds,
+  };
+}

@@ -1,0 +1,44 @@
+import { CborFields } from "./CborFields.js";
+import type { CborMap, CborValue } from "./CborValue.js";
+import { decodeCanonical } from "./decodeCanonical.js";
+import { encodeCanonical } from "./encodeCanonical.js";
+
+/** The paid retry's `PAYMENT-SIGNATURE` (seed field names). */
+export interface PaymentSignature {
+  /** The canonical CBOR of the six-part claim, exactly the bytes signed. */
+  paymentIntent: Uint8Array;
+  /** Opaque to the gateway; checked by the facilitator. */
+  starkProof: Uint8Array;
+  /** Over the exact `paymentIntent` bytes: Ed25519 (64 bytes) or ML-DSA-65 (3309 bytes). */
+  signature: Uint8Array;
+  humanityClaim?: Uint8Array | undefined;
+  delegationChain?: Uint8Array[] | undefined;
+}
+
+const WHAT = "PaymentSignature";
+
+export function encodePaymentSignature(payment: PaymentSignature): Uint8Array {
+  const map: CborMap = new Map<string, CborValue>([
+    ["payment_intent", payment.paymentIntent],
+    ["stark_proof", payment.starkProof],
+    ["signature", payment.signature],
+  ]);
+  if (payment.humanityClaim !== undefined) map.set("humanity_claim", payment.humanityClaim);
+  if (payment.delegationChain !== undefined) map.set("delegation_chain", payment.delegationChain);
+  return encodeCanonical(map);
+}
+
+export function decodePaymentSignature(bytes: Uint8Array): PaymentSignature {
+  const fields = new CborFields(decodeCanonical(bytes), WHAT);
+  const payment: PaymentSignature = {
+    paymentIntent: fields.bytes("payment_intent"),
+    starkProof: fields.bytes("stark_proof"),
+    signature: fields.bytes("signature"),
+  };
+  const humanityClaim = fields.optionalBytes("humanity_claim");
+  const delegationChain = fields.optionalBytesArray("delegation_chain");
+  if (humanityClaim !== undefined) payment.humanityClaim = humanityClaim;
+  if (delegationChain !== undefined) payment.delegationChain = delegationChain;
+  fields.done();
+  return payment;
+}

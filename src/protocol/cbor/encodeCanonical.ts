@@ -1,0 +1,71 @@
+import { Encoder, Tag } from "cbor-x";
+import { CborError } from "./CborError.js";
+import { CborTag, type CborValue } from "./CborValue.js";
+
+// cbor-x is not deterministic by default: no records, no tagged typed arrays, no float shortcuts,
+// map lengths written exactly. Key order and integer widths are fixed below, before it sees a value.
+const encoder = new Encoder({
+  useRecords: false,
+  mapsAsObjects: false,
+  variableMapSize: true,
+  tagUint8Array: false,
+  pack: false,
+  structuredClone: false,
+  useFloat32: 0,
+  largeBigIntToFloat: false,
+});
+
+const TWO_32 = 2n ** 32n;
+const TWO_64 = 2n ** 64n;
+
+/**
+ * Deterministic CBOR (RFC 8949 §4.2.1) of `value`: shortest integers and lengths, definite lengths,
+ * map keys sorted by their encoded bytes, no floats. Throws {@link CborError} for a value the profile
+ * cannot carry (a fraction, an integer out of the 64-bit range, an unknown type).
+ */
+export function encodeCanonical(value: CborValue): Uint8Array {
+  const encoded = encoder.encode(prepare(value, "$"));
+  return new Uint8Array(encoded.buffer.slice(encoded.byteOffset, encoded.byteOffset + encoded.byteLength));
+}
+
+function prepare(value: CborValue, at: string): unknown {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value))
+      throw new CborError("float", "not an integer (floats are not allowed)", at);
+    return integer(BigInt(value), at);
+  }
+  if (typeof value === "bigint") return integer(value, at);
+  if (typeof value === "string" || typeof value === "boolean" || value === null) return value;
+  if (value instanceof Uint8Array) return value;
+  if (Array.isArray(value)) return value.map((item, index) => prepare(item, `${at}[${index}]`));
+  if (value instanceof CborTag) return new Tag(prepare(value.value, `${at}<tag ${value.tag}>`), value.tag);
+  if (value instanceof Map) {
+    const entries = [...value.entries()].map(([key, item]) => {
+      if (typeof key !== "string") throw new CborError("key_type", "map keys must be text", at);
+      return { key, bytes: encodedKey(key), item: prepare(item, `${at}.${key}`) };
+    });
+    entries.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+    return new Map(entries.map(({ key, item }) => [key, item]));
+  }
+  throw new CborError("wrong_type", `cannot encode a ${typeof value}`, at);
+}
+
+// The profile's maps reuse a handful of keys: remember their encodings instead of encoding each time.
+const keyCache = new Map<string, Uint8Array>();
+const KEY_CACHE_LIMIT = 512;
+
+function encodedKey(key: string): Uint8Array {
+  let bytes = keyCache.get(key);
+  if (bytes === undefined) {
+    bytes = Uint8Array.from(encoder.encode(key));
+    if (keyCache.size < KEY_CACHE_LIMIT) keyCache.set(key, bytes);
+  }
+  return bytes;
+}
+
+/** cbor-x writes numbers below 2^32 in shortest form but widens bigints to 8 bytes: hand it the right one. */
+function integer(value: bigint, at: string): number | bigint {
+  // -2^64 is valid CBOR, but cbor-x writes it as a bignum: the profile stops one short.
+  if (value >= TWO_64 || value <= -TWO_64) throw new CborError("out_of_range", "integer outside 64 bits", at);
+  return value < TWO_32 && value >= -TWO_32 ? Number(value) : value;
+}

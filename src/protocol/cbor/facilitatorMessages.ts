@@ -1,0 +1,85 @@
+import { CborFields } from "./CborFields.js";
+import { MAX_CBOR_BYTES, type CborMap, type CborValue } from "./CborValue.js";
+import { decodeCanonical } from "./decodeCanonical.js";
+import { encodeCanonical } from "./encodeCanonical.js";
+
+/** Body of `POST /verify` and `/settle` in this format (our profile): the gateway's own request bytes. */
+export interface CborFacilitatorRequest {
+  /** The canonical PaymentRequest the gateway issued (recomputed), never a client's copy. */
+  paymentRequest: Uint8Array;
+  /** The client's PaymentSignature, as received. */
+  paymentSignature: Uint8Array;
+}
+
+export interface CborVerifyResponse {
+  isValid: boolean;
+  invalidReason?: string | undefined;
+  payer?: string | undefined;
+}
+
+export interface CborSettleResponse {
+  success: boolean;
+  /** The encoded SettlementReceipt, on success. */
+  receipt?: Uint8Array | undefined;
+  errorReason?: string | undefined;
+}
+
+export function encodeCborFacilitatorRequest(request: CborFacilitatorRequest): Uint8Array {
+  return encodeCanonical(
+    new Map<string, CborValue>([
+      ["x402Version", 2],
+      ["paymentRequest", request.paymentRequest],
+      ["paymentSignature", request.paymentSignature],
+    ]),
+  );
+}
+
+/** A facilitator body carries a whole PaymentSignature (up to 64 KiB) and a PaymentRequest. */
+export const MAX_FACILITATOR_REQUEST_BYTES = MAX_CBOR_BYTES + 8 * 1024;
+
+export function decodeCborFacilitatorRequest(bytes: Uint8Array): CborFacilitatorRequest {
+  const fields = new CborFields(decodeCanonical(bytes, MAX_FACILITATOR_REQUEST_BYTES), "request");
+  fields.constant("x402Version", 2);
+  const request = {
+    paymentRequest: fields.bytes("paymentRequest"),
+    paymentSignature: fields.bytes("paymentSignature"),
+  };
+  fields.done();
+  return request;
+}
+
+export function encodeCborVerifyResponse(response: CborVerifyResponse): Uint8Array {
+  const map: CborMap = new Map<string, CborValue>([["isValid", response.isValid]]);
+  if (response.invalidReason !== undefined) map.set("invalidReason", response.invalidReason);
+  if (response.payer !== undefined) map.set("payer", response.payer);
+  return encodeCanonical(map);
+}
+
+export function decodeCborVerifyResponse(bytes: Uint8Array): CborVerifyResponse {
+  const fields = new CborFields(decodeCanonical(bytes), "VerifyResponse");
+  const response: CborVerifyResponse = { isValid: fields.bool("isValid") };
+  const invalidReason = fields.optionalText("invalidReason");
+  const payer = fields.optionalText("payer");
+  if (invalidReason !== undefined) response.invalidReason = invalidReason;
+  if (payer !== undefined) response.payer = payer;
+  fields.done();
+  return response;
+}
+
+export function encodeCborSettleResponse(response: CborSettleResponse): Uint8Array {
+  const map: CborMap = new Map<string, CborValue>([["success", response.success]]);
+  if (response.receipt !== undefined) map.set("receipt", response.receipt);
+  if (response.errorReason !== undefined) map.set("errorReason", response.errorReason);
+  return encodeCanonical(map);
+}
+
+export function decodeCborSettleResponse(bytes: Uint8Array): CborSettleResponse {
+  const fields = new CborFields(decodeCanonical(bytes), "SettleResponse");
+  const response: CborSettleResponse = { success: fields.bool("success") };
+  const receipt = fields.optionalBytes("receipt");
+  const errorReason = fields.optionalText("errorReason");
+  if (receipt !== undefined) response.receipt = receipt;
+  if (errorReason !== undefined) response.errorReason = errorReason;
+  fields.done();
+  return response;
+}

@@ -1,0 +1,74 @@
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import { ml_dsa65 } from "@noble/post-quantum/ml-dsa.js";
+import { ED25519_PUBLIC_KEY_BYTES, ML_DSA_65_PUBLIC_KEY_BYTES } from "./profile.js";
+
+export type SignatureAlgorithm = "ed25519" | "ml-dsa-65";
+
+/** A key that signs claims: the payer's intent key, or a facilitator's receipt key. */
+export interface SigningKey {
+  algorithm: SignatureAlgorithm;
+  publicKey: Uint8Array;
+  /** The 32-byte seed the key was derived from (keep it secret). */
+  seed: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
+
+// DER prefixes that wrap a raw Ed25519 key for node:crypto (RFC 8410).
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/** The algorithm a public key is for, by its length: 32 bytes Ed25519, 1952 bytes ML-DSA-65. */
+export function algorithmOf(publicKey: Uint8Array): SignatureAlgorithm | undefined {
+  if (publicKey.length === ED25519_PUBLIC_KEY_BYTES) return "ed25519";
+  if (publicKey.length === ML_DSA_65_PUBLIC_KEY_BYTES) return "ml-dsa-65";
+  return undefined;
+}
+
+/** Whether `signature` is `publicKey`'s over exactly `message`. Never throws: garbage is `false`. */
+export function verifySignature(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    const algorithm = algorithmOf(publicKey);
+    if (algorithm === "ed25519") {
+      const key = createPublicKey({
+        key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]),
+        format: "der",
+        type: "spki",
+      });
+      return verify(null, message, key, signature);
+    }
+    if (algorithm === "ml-dsa-65") return ml_dsa65.verify(signature, message, publicKey);
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/** An Ed25519 or ML-DSA-65 signing key, from a 32-byte seed (random when omitted). */
+export function createSigningKey(
+  algorithm: SignatureAlgorithm,
+  seed: Uint8Array = randomBytes(32),
+): SigningKey {
+  if (seed.length !== 32) throw new RangeError("a signing key seed is 32 bytes");
+  const ownSeed = new Uint8Array(seed);
+  if (algorithm === "ed25519") {
+    const privateKey = createPrivateKey({
+      key: Buffer.concat([ED25519_PKCS8_PREFIX, ownSeed]),
+      format: "der",
+      type: "pkcs8",
+    });
+    const spki = createPublicKey(privateKey).export({ format: "der", type: "spki" });
+    return {
+      algorithm,
+      publicKey: new Uint8Array(spki.subarray(ED25519_SPKI_PREFIX.length)),
+      seed: ownSeed,
+      sign: (message) => new Uint8Array(sign(null, message, privateKey)),
+    };
+  }
+  const { publicKey, secretKey } = ml_dsa65.keygen(ownSeed);
+  return { algorithm, publicKey, seed: ownSeed, sign: (message) => ml_dsa65.sign(message, secretKey) };
+}
+
+/** How a payer is named in logs and facilitator answers: `ed25519:<sha256 of the key, hex>`. */
+export function payerIdOf(publicKey: Uint8Array): string {
+  return `${algorithmOf(publicKey) ?? "unknown"}:${createHash("sha256").update(publicKey).digest("hex")}`;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { buildRouteTable } from "../../src/config/buildRouteTable.js";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import { formatPricedRoutes } from "../../src/cli/start/formatPricedRoutes.js";
+
+const OPERATIONS = [
+  "POST /api/stake",
+  "POST /api/add-to-pool",
+  "POST /api/unstake/intent",
+  "POST /api/unstake/action",
+  "POST /api/claim",
+  "POST /api/restake",
+];
+
+describe("config/gateway.yaml", () => {
+  it("settles the six staking operations before the backend runs them; reads settle after a 2xx", async () => {
+    const config = await loadConfig("config/gateway.yaml", { env: {} });
+    const routes = buildRouteTable(config).routes;
+    const settleOf = (key: string) => routes.find((route) => route.key === key)?.settle;
+    for (const key of OPERATIONS) expect(settleOf(key), key).toBe("before");
+    expect(settleOf("GET /api/apy")).toBe("after");
+    expect(
+      routes
+        .filter((route) => route.settle === "before")
+        .map((route) => route.key)
+        .sort(),
+    ).toEqual([...OPERATIONS].sort());
+  });
+
+  it("npm start's table says which routes settle first", async () => {
+    const config = await loadConfig("config/gateway.yaml", { env: {} });
+    const lines = formatPricedRoutes(buildRouteTable(config).routes, (amount) => amount, "TestUSDC");
+    for (const key of OPERATIONS) {
+      expect(lines.find((line) => line.trim().startsWith(`${key} `))).toMatch(/settles first, then runs$/);
+    }
+    expect(lines.find((line) => line.trim().startsWith("GET /api/apy "))).toMatch(/runs, settles on 2xx$/);
+  });
+});

@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev/startCborFacilitator.js";
+import { HttpFacilitator } from "../../src/facilitator/HttpFacilitator.js";
+import { createCborPayment } from "../../src/payer/createCborPayment.js";
+import { resolveCborOffer } from "../../src/pricing/resolveCborOffer.js";
+import { issueCborRequest } from "../../src/pricing/cborPaymentRequests.js";
+import { decodePaymentSignature, encodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
+import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
+import { decodeSettlementReceipt } from "../../src/protocol/cbor/SettlementReceipt.js";
+import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
+import { listenOnLoopback } from "../support/listenOnLoopback.js";
+
+const offer = resolveCborOffer(
+  "GET /api/quote",
+  { currency: "USDC", amount: "2500", merchantPseudonym: "merchant:test" },
+  { deadlineSeconds: 300 },
+);
+const payer = createSigningKey("ed25519");
+const pqPayer = createSigningKey("ml-dsa-65");
+const poor = createSigningKey("ed25519");
+
+describe("local CBOR facilitator over HTTP", () => {
+  let dir: string;
+  let running: RunningCborFacilitator;
+  let client: HttpFacilitator;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "cbor-facilitator-"));
+    running = await startCborFacilitator({
+      file: join(dir, "books.sqlite"),
+      accounts: [
+        { publicKey: payer.publicKey, balances: { USDC: 10_000n } },
+        { publicKey: pqPayer.publicKey, balances: { USDC: 10_000n } },
+        { publicKey: poor.publicKey, balances: { USDC: 100n } },
+      ],
+    });
+    client = new HttpFacilitator({ url: running.url });
+  });
+  afterAll(async () => {
+    await running.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // One key answering one offer within one second signs the same intent bytes: step the clock.
+  let tick = 0;
+  const pay = (key = payer) => {
+    const issued = issueCborRequest(offer, Date.now());
+    const signedAt = Date.now() + 1000 * tick++;
+    const payment = createCborPayment({ offer: issued.bytes, key, now: () => signedAt });
+    return { paymentRequest: issued.bytes, paymentSignature: payment.bytes, payment };
+  };
+
+  it("publishes its receipt key and says the proof is a stand-in", async () => {
+    const supported = (await (await fetch(`${running.url}/supported`)).json()) as {
+      proof: { kind: string; verified: boolean; notice: string };
+      receiptKey: { publicKey: string };
+    };
+    expect(supported.proof).toMatchObject({ kind: "stand-in", verified: false });
+    expect(supported.proof.notice).toMatch(/STAND-IN/);
+    expect(Buffer.from(supported.receiptKey.publicKey, "base64")).toEqual(Buffer.from(running.receiptKey));
+  });
+
+  it.each([
+    ["Ed25519", payer],
+    ["ML-DSA-65", pqPayer],
+  ])(
+    "%s: verifies, settles once, moves the balances once and signs a receipt verifyReceipt accepts",
+    async (_name, key) => {
+      const before = running.payerBalance(key.publicKey, "USDC")!;
+      const merchantBefore = running.merchantBalance("merchant:test", "USDC");
+      const body = pay(key);
+      expect(await client.verifyCbor(body)).toMatchObject({
+        isValid: true,
+        payer: expect.stringMatching(/^(ed25519|ml-dsa-65):/),
+      });
+      const settled = await client.settleCbor(body);
+      expect(settled.success).toBe(true);
+      const verdict = verifyReceipt(settled.receipt!, running.receiptKey);
+      expect(verdict.valid).toBe(true);
+      if (verdict.valid) {
+        expect(verdict.claim).toMatchObject({
+          predicate: "was_paid",
+          object: "merchant:test",
+          quantity: { currency: "USDC", amount: 2500n },
+        });
+        expect(verdict.claim.subject).toEqual(key.publicKey);
+      }
+      expect(await client.settleCbor(body)).toEqual({
+        success: false,
+        errorReason: "intent_already_settled",
+      });
+      expect(running.payerBalance(key.publicKey, "USDC")).toBe(before - 2500n);
+      expect(running.merchantBalance("merchant:test", "USDC")).toBe(merchantBefore + 2500n);
+    },
+  );
+
+  it("refuses a wrong stand-in proof, a tampered intent, an unknown payer and an empty account, moving nothing", async () => {
+    const settledBefore = running.book.settlements();
+    const body = pay();
+    const decoded = decodePaymentSignature(body.paymentSignature);
+    const wrongProof = encodePaymentSignature({ ...decoded, starkProof: new Uint8Array(32) });
+    expect(await client.verifyCbor({ ...body, paymentSignature: wrongProof })).toEqual({
+      isValid: false,
+      invalidReason: "stand_in_proof_mismatch",
+    });
+    const tampered = new Uint8Array(decoded.paymentIntent);
+    tampered[5] = (tampered[5] as number) ^ 1;
+    const tamperedBody = encodePaymentSignature({ ...decoded, paymentIntent: tampered });
+    expect((await client.settleCbor({ ...body, paymentSignature: tamperedBody })).success).toBe(false);
+    expect(await client.settleCbor(pay(createSigningKey("ed25519")))).toEqual({
+      success: false,
+      errorReason: "unknown_payer",
+    });
+    expect(await client.settleCbor(pay(poor))).toEqual({ success: false, errorReason: "insufficient_funds" });
+    const otherRequest = issueCborRequest({ ...offer, amount: 1n }, Date.now()).bytes;
+    expect(await client.verifyCbor({ ...body, paymentRequest: otherRequest })).toMatchObject({
+      isValid: false,
+      invalidReason: "context_mismatch",
+    });
+    expect(running.book.settlements()).toBe(settledBefore);
+    expect(running.payerBalance(poor.publicKey, "USDC")).toBe(100n);
+  });
+
+  it("keeps balances, settlements and its receipt key across a restart", async () => {
+    const balance = running.payerBalance(payer.publicKey, "USDC");
+    const key = running.receiptKey;
+    const settlements = running.book.settlements();
+    await running.stop();
+    running = await startCborFacilitator({
+      file: join(dir, "books.sqlite"),
+      accounts: [{ publicKey: payer.publicKey, balances: { USDC: 10_000n } }],
+    });
+    client = new HttpFacilitator({ url: running.url });
+    expect(running.payerBalance(payer.publicKey, "USDC")).toBe(balance);
+    expect(running.receiptKey).toEqual(key);
+    expect(running.book.settlements()).toBe(settlements);
+  });
+
+  it("refuses a body that is not CBOR with 415, and the HTTP client classifies failures as for JSON", async () => {
+    const json = await fetch(`${running.url}/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(json.status).toBe(415);
+    const broken = await listenOnLoopback((req, res) => {
+      if (req.url === "/verify")
+        res.writeHead(200, { "content-type": "application/x402+cbor" }).end(Buffer.from("ff", "hex"));
+      else res.writeHead(503).end();
+    });
+    try {
+      const bad = new HttpFacilitator({ url: broken.url });
+      await expect(bad.verifyCbor(pay())).rejects.toMatchObject({
+        code: "facilitator_error",
+        details: { reason: "malformed" },
+      });
+      await expect(bad.settleCbor(pay())).rejects.toMatchObject({
+        code: "facilitator_unavailable",
+        details: { reason: "server_error" },
+      });
+    } finally {
+      await broken.close();
+    }
+    const settled = await client.settleCbor(pay());
+    expect(settled).toMatchObject({ success: true });
+    const receipt = settled.receipt!;
+    expect(decodeSettlementReceipt(receipt).signer).toEqual(running.receiptKey);
+  });
+});

@@ -1,0 +1,95 @@
+import { request as httpRequest } from "node:http";
+import express from "express";
+import { x402 } from "../../../src/middleware/x402.js";
+import { createGateway, type RunningGateway } from "../../../src/proxy/createGateway.js";
+import { gatewayConfig } from "../../proxy/support/gatewayConfig.js";
+import { listenOnLoopback } from "../../support/listenOnLoopback.js";
+import { PAY_TO } from "../../support/payments.js";
+import { startLenientUpstream, type LenientUpstream } from "./startLenientUpstream.js";
+
+export interface BypassTarget {
+  name: string;
+  url: string;
+  /** The lenient upstream itself, for the harness's own control requests. */
+  upstreamUrl: string;
+  /** Hits on priced resources: the lenient upstream's, plus (x402()) the app's own priced handlers. */
+  hitCount(): number;
+  stop(): Promise<void>;
+}
+
+/** x402() in an app with priced handlers, which proxies everything else to a lenient upstream. */
+export async function startX402Target(
+  routes: Record<string, string>,
+  facilitatorUrl: string,
+): Promise<BypassTarget> {
+  const upstream: LenientUpstream = await startLenientUpstream(Object.keys(routes));
+  let handled = 0;
+  const app = express();
+  app.use(
+    x402({
+      facilitator: { url: facilitatorUrl },
+      payTo: PAY_TO,
+      network: "eip155:84532",
+      routes: Object.fromEntries(Object.entries(routes).map(([key, price]) => [key, { price }])),
+    }),
+  );
+  for (const key of Object.keys(routes)) {
+    const [method, path] = key.split(" ") as [string, string];
+    app[method.toLowerCase() as "get" | "post"](path, (_req, res) => {
+      handled++;
+      res.json({ served: key });
+    });
+  }
+  app.use((req, res) => {
+    const { port } = new URL(upstream.url);
+    let proxied;
+    try {
+      proxied = httpRequest(
+        { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+    } catch {
+      return void res.status(400).end();
+    }
+    proxied.on("error", () => res.status(502).end());
+    req.pipe(proxied);
+  });
+  const server = await listenOnLoopback(app);
+  return {
+    name: "x402()",
+    url: server.url,
+    upstreamUrl: upstream.url,
+    hitCount: () => handled + upstream.hitCount(),
+    stop: async () => {
+      await server.close();
+      await upstream.stop();
+    },
+  };
+}
+
+/** The standalone gateway in front of a lenient upstream. */
+export async function startGatewayTarget(
+  routes: Record<string, string>,
+  facilitatorUrl: string,
+): Promise<BypassTarget> {
+  const upstream = await startLenientUpstream(Object.keys(routes));
+  const config = gatewayConfig({
+    upstreamUrl: upstream.url,
+    facilitatorUrl,
+    routes: Object.fromEntries(Object.entries(routes).map(([key, price]) => [key, { price }])),
+  });
+  const running: RunningGateway = await createGateway(config).listen();
+  return {
+    name: "gateway",
+    url: running.url,
+    upstreamUrl: upstream.url,
+    hitCount: () => upstream.hitCount(),
+    stop: async () => {
+      await running.close();
+      await upstream.stop();
+    },
+  };
+}

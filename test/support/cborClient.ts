@@ -1,0 +1,58 @@
+import { decodeBase64 } from "../../src/protocol/decodeBase64.js";
+import { encodeClaim, type Claim } from "../../src/protocol/cbor/Claim.js";
+import { decodePaymentRequest, paymentRequestDigest } from "../../src/protocol/cbor/PaymentRequest.js";
+import { encodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
+import type { SigningKey } from "../../src/protocol/cbor/signatures.js";
+import { standInProof } from "../../src/protocol/cbor/standInProof.js";
+
+export const CBOR = "application/x402+cbor";
+
+/** GET asking for a CBOR offer; returns the offer's bytes (from the header) and the response. */
+export async function fetchCborOffer(
+  url: string,
+): Promise<{ response: Response; offer: Uint8Array; body: Uint8Array }> {
+  const response = await fetch(url, { headers: { accept: `${CBOR}, application/json;q=0.5` } });
+  const body = new Uint8Array(await response.arrayBuffer());
+  const header = response.headers.get("payment-required");
+  if (header === null) throw new Error(`no PAYMENT-REQUIRED on ${response.status}`);
+  return { response, offer: decodeBase64(header), body };
+}
+
+/**
+ * An intent for `offer`, with any part overridden (to build wrong amounts, currencies, …), signed by
+ * `signer` (default `key`); returns the PAYMENT-SIGNATURE header value.
+ */
+export function signedIntent(
+  offer: Uint8Array,
+  key: SigningKey,
+  overrides: Partial<Claim> = {},
+  options: { time?: number; signer?: SigningKey; mutate?: (intent: Uint8Array) => Uint8Array } = {},
+): string {
+  const request = decodePaymentRequest(offer);
+  const claim: Claim = {
+    subject: key.publicKey,
+    predicate: "pays",
+    object: request.merchantPseudonym,
+    quantity: { currency: request.currency, amount: request.amount },
+    time: options.time ?? Math.floor(Date.now() / 1000),
+    context: paymentRequestDigest(offer),
+    ...overrides,
+  };
+  const intent = encodeClaim(claim);
+  const signature = (options.signer ?? key).sign(intent);
+  const paymentIntent = options.mutate ? options.mutate(intent) : intent;
+  const bytes = encodePaymentSignature({ paymentIntent, starkProof: standInProof(paymentIntent), signature });
+  return Buffer.from(bytes).toString("base64");
+}
+
+/** The POST retry of a CBOR payment: empty body, CBOR content type, the payment header. */
+export function postCborPayment(url: string, paymentHeader: string): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      accept: `${CBOR}, application/json;q=0.5`,
+      "content-type": CBOR,
+      "payment-signature": paymentHeader,
+    },
+  });
+}
