@@ -20,4 +20,9 @@ export default tseslint.config(
     files: ["src/cli/**/*.ts", "src/dev/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts", "bench/**/*.ts"],
     rules: { "no-console": "off" },
   },
+  {
+    // The soak, load test and report print their figures.
+    files: ["reliability/**/*.ts"],
+    rules: { "no-console": "off" },
+  },
 );

@@ -26,6 +26,7 @@ import { isUnknownSettleOutcome, SettlementUnknownError } from "./SettlementUnkn
 import type { CborPaywall } from "./CborPaywall.js";
 import { wantsCbor } from "./cborRouting.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { releaseReservation } from "./releaseReservation.js";
 
 /** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
 const PAYMENT_REQUIRED_ERROR = new GatewayError(
@@ -89,6 +90,7 @@ export class Paywall {
       facilitator: deps.facilitator,
       ledger: deps.ledger,
       logger: deps.logger,
+      observer: deps.observer,
       now: deps.now,
       checker: deps.settlementChecker,
       checkTimeoutMs: deps.settlementCheckTimeoutMs,
@@ -217,7 +219,7 @@ export class Paywall {
       );
     }
     const id = paymentIdentity(payment);
-    const reservation = await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
+    const reservation = await this.reserve(id);
     if (reservation.status === "spent") {
       throw new GatewayError("payment_already_used", "this payment has already paid for a response");
     }
@@ -231,7 +233,7 @@ export class Paywall {
       );
     }
     const { token } = reservation;
-    const release = () => this.deps.ledger.release(id, token);
+    const release = () => this.release(id, token);
     const started = performance.now();
     try {
       const verdict = await this.deps.facilitator.verify(payment, matched.requirements);
@@ -260,6 +262,23 @@ export class Paywall {
     }
   }
 
+  /** Reserve the payment's identity; a ledger that cannot answer fails closed (nothing is verified or served). */
+  private async reserve(id: string): Promise<Awaited<ReturnType<PaymentLedger["reserve"]>>> {
+    try {
+      return await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
+    } catch (error) {
+      this.deps.observer.ledgerError?.("reserve");
+      throw new GatewayError("ledger_unavailable", "the payment ledger cannot be reached; retry later", {
+        cause: error,
+        retryAfterSeconds: 1,
+      });
+    }
+  }
+
+  private release(id: string, token: string): Promise<void> {
+    return releaseReservation(this.deps, id, token);
+  }
+
   /**
    * Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses
    * it anyway). A timed-out or cut `/settle` has an unknown outcome: the chain is asked, and while it
@@ -274,14 +293,14 @@ export class Paywall {
       this.deps.observer.settleLatency?.(performance.now() - started, false);
       if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
       if (!isUnknownSettleOutcome(error)) {
-        await this.deps.ledger.release(verified.id, verified.token);
+        await this.release(verified.id, verified.token);
         throw error;
       }
       settlement = await this.unknown.resolve(verified, error as GatewayError);
     }
     this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
     if (!settlement.success) {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       throw new SettlementFailedError(settlement);
     }
     await this.recordSettled(exchange, verified, settlement);
@@ -300,6 +319,7 @@ export class Paywall {
         keepUntilMs: spentUntilMs(verified.payment, this.deps.now(), this.deps.spentTtlMs),
       });
     } catch (error) {
+      this.deps.observer.ledgerError?.("spend");
       // The money has moved: serve the response. A replay still fails at the token contract (nonce used).
       this.deps.logger.error(
         { err: error, route: route.key },
@@ -352,7 +372,7 @@ export class Paywall {
     next();
     const outcome = await held.outcome;
     if (outcome.kind === "closed") {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       this.deps.logger.info(
         { route: route.key },
         "client went away before the response was complete; not settled",
@@ -365,7 +385,7 @@ export class Paywall {
     }
     this.deps.observer.heldBytes?.(outcome.bytes);
     if (outcome.kind === "overflow") {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       held.discard();
       return this.reject(
         exchange,
@@ -379,7 +399,7 @@ export class Paywall {
       );
     }
     if (outcome.status < 200 || outcome.status > 299) {
-      await this.deps.ledger.release(verified.id, verified.token);
+      await this.release(verified.id, verified.token);
       Object.assign(info, { outcome: "upstream_failed", code: String(outcome.status) });
       this.deps.observer.outcome?.(route.key, "upstream_failed", String(outcome.status));
       return held.release();
@@ -395,7 +415,7 @@ export class Paywall {
   }
 
   private async abandon(exchange: Exchange, verified: Verified, when: string): Promise<void> {
-    await this.deps.ledger.release(verified.id, verified.token);
+    await this.release(verified.id, verified.token);
     this.deps.logger.info(
       { route: exchange.route.key },
       `client went away ${when}; not served, not settled, payment released`,

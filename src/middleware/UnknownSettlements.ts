@@ -8,6 +8,8 @@ import type { Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { SettlementUnknownError } from "./SettlementUnknownError.js";
 import type { Verified } from "./Verified.js";
+import { releaseReservation } from "./releaseReservation.js";
+import type { PaywallObserver } from "./PaywallObserver.js";
 
 /** A payment whose settlement outcome is unknown, with the response it pays for (mode `after`). */
 export interface PendingSettlement {
@@ -22,6 +24,7 @@ export interface UnknownSettlementsDeps {
   facilitator: Facilitator;
   ledger: PaymentLedger;
   logger: Logger;
+  observer?: PaywallObserver | undefined;
   now: () => number;
   checker?: SettlementChecker | undefined;
   checkTimeoutMs: number;
@@ -60,7 +63,7 @@ export class UnknownSettlements {
         return { success: true, transaction: result.transaction, network, payer: verified.payer };
       }
       if (result.state === "not_settled") {
-        await this.deps.ledger.release(verified.id, verified.token);
+        await releaseReservation(this.deps, verified.id, verified.token);
         throw new GatewayError("facilitator_unavailable", `the settlement did not happen: ${result.reason}`, {
           details: { endpoint: "settle", reason: cause.details.reason, chain: result.reason },
           retryAfterSeconds: cause.retryAfterSeconds,
@@ -91,7 +94,7 @@ export class UnknownSettlements {
     const pending = this.pending.get(id);
     if (pending && pending.expiresAtMs <= this.deps.now() && !pending.resolving) {
       this.pending.delete(id);
-      void this.deps.ledger.release(id, pending.verified.token);
+      void releaseReservation(this.deps, id, pending.verified.token);
       this.deps.logger.warn({ route: pending.routeKey }, "an unknown settlement expired unresolved");
       return undefined;
     }
@@ -126,7 +129,7 @@ export class UnknownSettlements {
           settlement = { success: true, transaction: result.transaction, network, payer: verified.payer };
         } else if (result.state === "not_settled") {
           this.pending.delete(verified.id);
-          await this.deps.ledger.release(verified.id, verified.token);
+          await releaseReservation(this.deps, verified.id, verified.token);
           throw new GatewayError("settlement_failed", `the payment was not settled: ${result.reason}`, {
             details: { reason: result.reason },
           });

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   upstream_unavailable: 502,
   response_too_large: 502,
   facilitator_unavailable: 503,
+  ledger_unavailable: 503,
   settlement_unknown: 503,
   upstream_timeout: 504,
 } as const;

@@ -55,6 +55,12 @@ export function createGatewayMetrics(): GatewayMetrics {
     buckets: [1024, 16 * 1024, 128 * 1024, 1024 * 1024, 8 * 1024 * 1024],
     registers: [registry],
   });
+  const ledgerErrors = new Counter({
+    name: "x402_gateway_ledger_errors_total",
+    help: "Payment ledger (Redis) operations that failed, by operation; a failed reserve is answered 503 ledger_unavailable",
+    labelNames: ["operation"],
+    registers: [registry],
+  });
   const upstreamErrors = new Counter({
     name: "x402_gateway_upstream_errors_total",
     help: "Upstream failures by upstream prefix and code (upstream_unavailable, upstream_timeout, aborted)",
@@ -92,6 +98,7 @@ export function createGatewayMetrics(): GatewayMetrics {
       settleLatency: (ms, ok) => settle.observe({ ok: String(ok) }, ms / 1000),
       facilitatorError: (endpoint, code) => facilitatorErrors.inc({ endpoint, code }),
       heldBytes: (bytes) => held.observe(bytes),
+      ledgerError: (operation) => ledgerErrors.inc({ operation }),
     },
     request(route, outcome, code, seconds) {
       requests.inc({ route, outcome, code });

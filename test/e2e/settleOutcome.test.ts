@@ -1,6 +1,6 @@
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { x402, type X402Options } from "../../src/index.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { startDelayingFacilitator, type DelayingFacilitator } from "../support/delayingFacilitator.js";
@@ -160,9 +160,12 @@ describe("a /settle that times out but lands on chain (issue 15, item 6)", () =>
     const { url } = await startApp(false);
     const header = await sign(url);
     const before = await balances();
+    const settledBefore = slow.settled;
     const first = await paid(url, header);
     expect(first.status).toBe(503);
     expect(await first.json()).toMatchObject({ error: "settlement_unknown" });
+    // The first /settle must have landed before the retry, or the retry's own settle may win the race.
+    await vi.waitFor(() => expect(slow.settled).toBeGreaterThan(settledBefore), { timeout: 15_000 });
     slow.settleDelayMs = 0;
     const retry = await paid(url, header);
     expect(retry.status).toBe(503);
