@@ -29,6 +29,7 @@ describe("package.json", () => {
     expect(typeof recognition.StarknetRecognizer).toBe("function");
     expect(typeof root.x402).toBe("function");
     expect(typeof gateway.createGateway).toBe("function");
+    expect(typeof gateway.listenGateway).toBe("function");
     expect(typeof gateway.loadConfig).toBe("function");
     expect(typeof staking.createStakingBackend).toBe("function");
   });
