@@ -73,11 +73,9 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function viaMiddleware(adapter: "express" | "node:http"): Promise<Target> {
-  const seen: Array<{ path: string; method: string; contentType: string | undefined; bodyBytes: number }> =
-    [];
-  const held: ServerResponse[] = [];
-  const options = {
+/** What the middleware and the gateway are both given: the facilitators, the merchant, the asset. */
+function paywallSettings() {
+  return {
     facilitator: { url: stack.facilitatorUrl },
     cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
     payTo: stack.accounts.payee.address,
@@ -85,9 +83,14 @@ async function viaMiddleware(adapter: "express" | "node:http"): Promise<Target> 
     assets: [
       { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
     ],
-    routes: routes(stack.token.address),
-    now,
   };
+}
+
+async function viaMiddleware(adapter: "express" | "node:http"): Promise<Target> {
+  const seen: Array<{ path: string; method: string; contentType: string | undefined; bodyBytes: number }> =
+    [];
+  const held: ServerResponse[] = [];
+  const options = { ...paywallSettings(), routes: routes(stack.token.address), now };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const method = req.method ?? "GET";
@@ -120,13 +123,7 @@ async function viaGateway(): Promise<Target> {
   const upstream: TestUpstream & { release(): void } = await startUpstream();
   const config = gatewayConfigSchema.parse({
     listen: { host: "127.0.0.1", port: 0 },
-    facilitator: { url: stack.facilitatorUrl },
-    cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
-    payTo: stack.accounts.payee.address,
-    network: stack.network,
-    assets: [
-      { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
-    ],
+    ...paywallSettings(),
     upstreams: [{ url: upstream.url }],
     routes: routes(stack.token.address),
     logging: { level: "silent" },
