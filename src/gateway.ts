@@ -9,3 +9,4 @@ export {
   type GatewayPaywall,
   type RunningGateway,
 } from "./proxy/createGateway.js";
+export { listenGateway } from "./proxy/listenGateway.js";

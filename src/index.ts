@@ -1,4 +1,8 @@
 export { x402, X402OptionsError, type X402Middleware, type SupportReport } from "./middleware/x402.js";
+export { x402Node, type X402NodeHandler, type X402NodeOptions } from "./middleware/x402Node.js";
+export { assemblePaymentFlow, type AssembledPaymentFlow } from "./middleware/x402.js";
+export type { PaymentFlow } from "./middleware/flow/PaymentFlow.js";
+export type { RequestFacts } from "./middleware/flow/RequestFacts.js";
 export type {
   X402Options,
   PaidEvent,

@@ -9,7 +9,8 @@ import { loadConfig } from "../config/loadConfig.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
 import { CBOR_DEV_BALANCES, cborDevPayer } from "../dev/cborDevPayers.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startCborFacilitator.js";
-import { createGateway, type RunningGateway } from "../proxy/createGateway.js";
+import { createGateway } from "../proxy/createGateway.js";
+import { listenGateway, type RunningGateway } from "../proxy/listenGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
 import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
@@ -114,7 +115,7 @@ async function main(): Promise<number> {
         X402_CBOR_FACILITATOR_URL: cborFacilitator.url,
       },
     });
-    const gateway: RunningGateway = await createGateway(config).listen();
+    const gateway: RunningGateway = await listenGateway(createGateway(config));
     cleanups.push(() => gateway.close());
 
     const routes = buildRouteTable(config).routes;

@@ -146,6 +146,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
 
   // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
   const { createGateway } = await import("../proxy/createGateway.js");
+  const { listenGateway } = await import("../proxy/listenGateway.js");
   const { X402OptionsError } = await import("../middleware/x402.js");
   const { createGatewayLogger } = await import("../proxy/createGatewayLogger.js");
   // A worker's log lines say which worker wrote them.
@@ -162,7 +163,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
   let running;
   try {
-    running = await gateway.listen();
+    running = await listenGateway(gateway);
   } catch (error) {
     io.stderr.write(
       `x402-gateway serve: cannot listen on ${config.listen.host}:${config.listen.port}: ${(error as Error).message}\n`,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { NextFunction, Request, Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { CborFacilitator } from "../facilitator/CborFacilitator.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { issueCborRequest, matchCborContext, type IssuedRequest } from "../pricing/cborPaymentRequests.js";
@@ -15,12 +15,15 @@ import { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
 import { markCborPaid, sendCborPaymentRequired } from "./cborResponses.js";
 import { dropPaymentContentType } from "./cborRouting.js";
-import { holdResponse } from "./holdResponse.js";
+import { serveHeld } from "./flow/serveHeld.js";
 import type { Logger } from "../common/Logger.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { headerOf } from "./requestParts.js";
+import type { RequestFacts } from "./flow/RequestFacts.js";
 import { addVary, sendError } from "./respond.js";
+import { asGatewayError, reportPaid, reserveOrRefuse, safely } from "./flow/Exchange.js";
+import { releaseReservation } from "./releaseReservation.js";
 
 export interface CborPaywallDeps {
   facilitator: CborFacilitator;
@@ -38,8 +41,8 @@ export interface CborPaywallDeps {
 
 /** A priced request the CBOR path answers. */
 export interface CborExchange {
-  req: Request;
-  res: Response;
+  req: RequestFacts;
+  res: ServerResponse;
   route: PricedRoute;
   info: PaywallRequestInfo;
 }
@@ -63,7 +66,7 @@ interface Verified {
 export class CborPaywall {
   constructor(private readonly deps: CborPaywallDeps) {}
 
-  async handle(exchange: CborExchange, next: NextFunction): Promise<void> {
+  async handle(exchange: CborExchange, next: () => void): Promise<void> {
     try {
       await this.priced(exchange, next);
     } catch (error) {
@@ -71,7 +74,7 @@ export class CborPaywall {
     }
   }
 
-  private async priced(exchange: CborExchange, next: NextFunction): Promise<void> {
+  private async priced(exchange: CborExchange, next: () => void): Promise<void> {
     const { req, res, route } = exchange;
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
@@ -84,36 +87,8 @@ export class CborPaywall {
       markCborPaid(res, await this.settle(exchange, verified));
       return next();
     }
-    const held = holdResponse(res, this.deps.maxHeldResponseBytes);
-    next();
-    const outcome = await held.outcome;
-    const release = () => this.deps.ledger.release(verified.id, verified.token);
-    if (outcome.kind === "closed") {
-      await release();
-      this.deps.logger.info(
-        { route: route.key },
-        "client went away before the response was complete; not settled",
-      );
-      return;
-    }
-    this.deps.observer.heldBytes?.(outcome.bytes);
-    if (outcome.kind === "overflow") {
-      await release();
-      held.discard();
-      throw new GatewayError(
-        "response_too_large",
-        `the response is over ${this.deps.maxHeldResponseBytes} bytes`,
-        {
-          details: { limit: this.deps.maxHeldResponseBytes },
-        },
-      );
-    }
-    if (outcome.status < 200 || outcome.status > 299) {
-      await release();
-      Object.assign(exchange.info, { outcome: "upstream_failed", code: String(outcome.status) });
-      this.deps.observer.outcome?.(route.key, "upstream_failed", String(outcome.status));
-      return held.release();
-    }
+    const held = await serveHeld(this.deps, exchange, verified, next);
+    if (held === undefined) return;
     try {
       markCborPaid(res, await this.settle(exchange, verified));
       held.release();
@@ -174,20 +149,7 @@ export class CborPaywall {
       );
     }
     const id = `cbor|${createHash("sha256").update(payment.paymentIntent).digest("hex")}`;
-    const reservation = await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
-    if (reservation.status === "spent") {
-      throw new GatewayError("payment_already_used", "this payment intent has already paid for a response");
-    }
-    if (reservation.status === "in_progress") {
-      throw new GatewayError(
-        "payment_in_progress",
-        "this payment intent is being used by another request; retry later",
-        {
-          retryAfterSeconds: 1,
-        },
-      );
-    }
-    const { token } = reservation;
+    const token = await reserveOrRefuse(this.deps, id, this.deps.reservationTtlMs, "payment intent");
     const started = performance.now();
     try {
       const verdict = await this.deps.facilitator.verifyCbor({
@@ -210,7 +172,7 @@ export class CborPaywall {
       if (error instanceof GatewayError && error.code.startsWith("facilitator_")) {
         this.deps.observer.facilitatorError?.("verify", error.code);
       }
-      await this.deps.ledger.release(id, token);
+      await releaseReservation(this.deps, id, token);
       throw error;
     }
   }
@@ -239,13 +201,14 @@ export class CborPaywall {
         this.deps.observer.settleLatency?.(performance.now() - started, false);
         this.deps.observer.facilitatorError?.("settle", error.code);
       }
-      await this.deps.ledger.release(verified.id, verified.token);
+      await releaseReservation(this.deps, verified.id, verified.token);
       throw error;
     }
     const keepUntilMs = verified.issued.request.deadline.getTime() + (this.deps.skewSeconds + 60) * 1000;
     try {
       await this.deps.ledger.spend(verified.id, verified.token, { keepUntilMs });
     } catch (error) {
+      this.deps.observer.ledgerError?.("spend");
       // The money has moved: serve the response. The facilitator refuses to settle the same intent twice.
       this.deps.logger.error(
         { err: error, route: route.key },
@@ -261,15 +224,7 @@ export class CborPaywall {
       route: route.key,
       transaction: `receipt:${createHash("sha256").update(receipt).digest("hex")}`,
     };
-    Object.assign(info, {
-      outcome: "paid",
-      payer: paid.payer,
-      amount: paid.amount,
-      transaction: paid.transaction,
-    });
-    this.deps.observer.outcome?.(route.key, "paid");
-    this.deps.logger.info({ ...paid }, "payment settled (x402+cbor)");
-    safely(() => this.deps.onPaid?.(paid), this.deps.logger);
+    reportPaid(this.deps, info, paid, "payment settled (x402+cbor)");
     return receipt;
   }
 
@@ -293,19 +248,4 @@ function cborOffer(route: PricedRoute) {
   if (route.cbor === undefined)
     throw new GatewayError("internal_error", `route ${route.key} has no CBOR offer`);
   return route.cbor;
-}
-
-function asGatewayError(error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error;
-  return new GatewayError("internal_error", "the paywall failed unexpectedly; nothing was settled", {
-    cause: error,
-  });
-}
-
-function safely(hook: () => void, logger: Logger): void {
-  try {
-    hook();
-  } catch (error) {
-    logger.error({ err: error }, "a paywall hook threw");
-  }
 }

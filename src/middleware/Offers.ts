@@ -1,8 +1,9 @@
-import type { Request } from "express";
 import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
 import type { Offer } from "./respond.js";
+import type { RequestFacts } from "./flow/RequestFacts.js";
+import { headerOf } from "./requestParts.js";
 
 export interface OffersDeps {
   publicUrl?: string | undefined;
@@ -16,32 +17,32 @@ export interface OffersDeps {
 export class Offers {
   constructor(private readonly deps: OffersDeps) {}
 
-  resourceUrl(req: Request, pathAndQuery: string): string {
+  resourceUrl(req: RequestFacts, pathAndQuery: string): string {
     const base = this.deps.publicUrl
       ? this.deps.publicUrl.replace(/\/+$/, "")
       : `${req.protocol}://${this.servedHost(req)}`;
-    return `${base}${req.baseUrl}${pathAndQuery}`;
+    return `${base}${req.mountPath}${pathAndQuery}`;
   }
 
   /**
    * The host this request is served as, never an arbitrary `Host` off loopback: an allowed host, else the
    * first allowed host; without `allowedHosts`, the `Host` only on a loopback listener, else the listener's address.
    */
-  private servedHost(req: Request): string {
-    const host = req.get("host") ?? "";
+  private servedHost(req: RequestFacts): string {
+    const host = headerOf(req, "host") ?? "";
     const allowed = this.deps.allowedHosts ?? [];
     if (allowed.length > 0) {
       const name = host.replace(/:\d+$/, "").toLowerCase();
       const match = allowed.some((entry) => [host.toLowerCase(), name].includes(entry.toLowerCase()));
       return match ? host : (allowed[0] as string);
     }
-    const local = req.socket.localAddress ?? "";
+    const local = req.raw.socket.localAddress ?? "";
     if (host !== "" && isLoopbackHost(local)) return host;
     const address = local.includes(":") ? `[${local}]` : local;
-    return `${address || "localhost"}:${req.socket.localPort ?? ""}`;
+    return `${address || "localhost"}:${req.raw.socket.localPort ?? ""}`;
   }
 
-  async offer(req: Request, route: PricedRoute, resourceUrl: string): Promise<Offer> {
+  async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
     const resource = {
       url: resourceUrl,
       description: route.config.description ?? "",
@@ -53,7 +54,7 @@ export class Offers {
     return offer;
   }
 
-  signInContext(req: Request, route: PricedRoute, resourceUrl: string): SignInContext {
+  signInContext(req: RequestFacts, route: PricedRoute, resourceUrl: string): SignInContext {
     const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : this.servedHost(req);
     return {
       resourceUrl,

@@ -1,4 +1,4 @@
-import type { Request } from "express";
+import type { IncomingHttpHeaders } from "node:http";
 import type { PricedRoute, RouteMatch } from "../pricing/RouteTable.js";
 import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
 import { negotiatePaymentFormat, type PaymentFormat } from "../protocol/negotiatePaymentFormat.js";
@@ -10,7 +10,10 @@ import { preferredOfferFormat } from "../protocol/preferredOfferFormat.js";
  * priced with a CBOR offer (and whose `POST` is not priced), is that GET: the method is rewritten so
  * the handler or upstream sees `GET`. Nothing else about routing changes.
  */
-export function matchWithCborRetry(matchAs: (method: string) => RouteMatch, req: Request): RouteMatch {
+export function matchWithCborRetry(
+  matchAs: (method: string) => RouteMatch,
+  req: { method: string; headers: IncomingHttpHeaders },
+): RouteMatch {
   const match = matchAs(req.method);
   if (match.kind !== "free" || req.method !== "POST" || !isCborRetry(req)) return match;
   const get = matchAs("GET");
@@ -20,7 +23,11 @@ export function matchWithCborRetry(matchAs: (method: string) => RouteMatch, req:
 }
 
 /** Whether the CBOR path answers this priced request: a CBOR payment, or an unpaid request that prefers (or can only get) a CBOR offer. */
-export function wantsCbor(req: Request, route: PricedRoute, paymentFormat: PaymentFormat): boolean {
+export function wantsCbor(
+  req: { headers: IncomingHttpHeaders },
+  route: PricedRoute,
+  paymentFormat: PaymentFormat,
+): boolean {
   if (route.cbor === undefined) return false;
   if (paymentFormat === "cbor") return true;
   if (req.headers[PAYMENT_SIGNATURE] !== undefined) return false;
@@ -28,7 +35,7 @@ export function wantsCbor(req: Request, route: PricedRoute, paymentFormat: Payme
 }
 
 /** The payment's media type describes the headers, not a body: the resource is requested without one. */
-export function dropPaymentContentType(req: Request): void {
+export function dropPaymentContentType(req: { headers: IncomingHttpHeaders }): void {
   if (isCborContentType(req)) {
     delete req.headers["content-type"];
     delete req.headers["content-length"];
@@ -36,14 +43,14 @@ export function dropPaymentContentType(req: Request): void {
   }
 }
 
-function isCborRetry(req: Request): boolean {
+function isCborRetry(req: { headers: IncomingHttpHeaders }): boolean {
   const length = req.headers["content-length"];
   const emptyBody =
     (length === undefined || length === "0") && req.headers["transfer-encoding"] === undefined;
   return emptyBody && req.headers[PAYMENT_SIGNATURE] !== undefined && isCborContentType(req);
 }
 
-function isCborContentType(req: Request): boolean {
+function isCborContentType(req: { headers: IncomingHttpHeaders }): boolean {
   const format = negotiatePaymentFormat(req.headers["content-type"]);
   return format.ok && format.format === "cbor";
 }

@@ -1,9 +1,9 @@
-import type { Request } from "express";
 import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
 import { GatewayError } from "../protocol/errors.js";
 import { matchWithCborRetry } from "./cborRouting.js";
 import { isNormalized } from "./normalizedRequests.js";
 import { headerOf } from "./requestParts.js";
+import type { RequestFacts } from "./flow/RequestFacts.js";
 
 /** Headers some frameworks and upstreams read as the request's real method. */
 export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
@@ -20,12 +20,12 @@ export type PricedRequestMatch =
  */
 export function matchPricedRequest(
   routes: RouteTable,
-  req: Request,
+  req: RequestFacts,
   pathname: string,
   options: { refuseLenientReadings: boolean },
 ): PricedRequestMatch {
   // The gateway has normalised the path already: match it as it is, without a second pass.
-  const normalized = isNormalized(req);
+  const normalized = isNormalized(req.raw);
   const matchAs = (method: string) =>
     normalized ? routes.matchNormalized(method, pathname, options) : routes.match(method, pathname, options);
   const match = matchWithCborRetry(matchAs, req);

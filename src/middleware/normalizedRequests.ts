@@ -7,6 +7,6 @@ export function markNormalized(req: { url: string }): void {
 }
 
 /** Whether `req.url` is still the one marked normalised (a mounted app or a rewrite changes it). */
-export function isNormalized(req: { url: string }): boolean {
+export function isNormalized(req: { url?: string | undefined }): boolean {
   return normalizedUrls.get(req) === req.url;
 }

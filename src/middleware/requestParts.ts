@@ -1,8 +1,8 @@
 import { parse as parseLegacyUrl } from "node:url";
-import type { Request } from "express";
+import type { IncomingHttpHeaders } from "node:http";
 
 /** A header's value, repeated headers joined as Node would. */
-export function headerOf(req: Request, name: string): string | undefined {
+export function headerOf(req: { headers: IncomingHttpHeaders }, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(",") : value;
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import { describeIssues } from "../protocol/describeIssues.js";
 import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
@@ -17,7 +17,9 @@ import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options } from "./options.js";
-import { Paywall } from "./Paywall.js";
+import { PaymentFlow } from "./flow/PaymentFlow.js";
+import type { RequestFacts } from "./flow/RequestFacts.js";
+import { expressRequestFacts } from "./expressRequestFacts.js";
 import { BaseError } from "../common/BaseError.js";
 import { CborPaywall } from "./CborPaywall.js";
 import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
@@ -50,12 +52,42 @@ export type X402Middleware = RequestHandler & {
   close(): Promise<void>;
 };
 
+/** The payment flow `x402()` builds from its options, with what it opened: shared by every adapter. */
+export interface AssembledPaymentFlow {
+  flow: PaymentFlow;
+  routes: readonly PricedRoute[];
+  checkSupport(): Promise<SupportReport>;
+  close(): Promise<void>;
+}
+
 /**
  * The x402 V2 paywall as Express middleware: priced routes answer 402 with an offer until a payment
  * arrives, which is verified, held against the handler's answer and settled only on a 2xx.
  * Throws {@link X402OptionsError} at start-up for any invalid option.
  */
 export function x402(options: X402Options): X402Middleware {
+  const { flow, routes, checkSupport, close } = assemblePaymentFlow(options, (req) => req as Request);
+  let checked = false;
+  const middleware: RequestHandler = (req, res, next) => {
+    if (!checked) {
+      checked = true;
+      void checkSupport();
+    }
+    return flow.handle(expressRequestFacts(req), res, next, (info) => (res.locals.x402 = info));
+  };
+  return Object.assign(middleware, { routes, checkSupport, close });
+}
+
+/**
+ * Build the framework-free payment flow from `x402()` options (validated here). `nativeRequest` turns
+ * the Node request into what a `requireTls` function is documented to receive.
+ */
+export function assemblePaymentFlow<R>(
+  options: Omit<X402Options, "requireTls"> & {
+    requireTls?: boolean | "except-loopback" | ((req: R) => boolean);
+  },
+  nativeRequest: (req: RequestFacts["raw"]) => R,
+): AssembledPaymentFlow {
   const parsed = x402OptionsSchema.safeParse(options);
   if (!parsed.success) throw new X402OptionsError(describeIssues(parsed.error));
   const settings = parsed.data;
@@ -90,11 +122,11 @@ export function x402(options: X402Options): X402Middleware {
       "recognition: set publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
     ]);
   }
-  const { requireTls } = settings;
+  const requireTls = settings.requireTls as boolean | "except-loopback" | ((req: R) => boolean);
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
   const cbor = buildCborPaywall(settings, routes, { facilitator, ledger, logger, now });
 
-  const paywall = new Paywall({
+  const flow = new PaymentFlow({
     routes,
     facilitator,
     ledger,
@@ -108,9 +140,9 @@ export function x402(options: X402Options): X402Middleware {
     allowedHosts: settings.allowedHosts,
     requireTls:
       typeof requireTls === "function"
-        ? requireTls
+        ? (req) => requireTls(nativeRequest(req.raw))
         : requireTls === "except-loopback"
-          ? (req) => !isLoopbackHost(req.ip ?? req.socket.remoteAddress ?? "")
+          ? (req) => !isLoopbackHost(req.clientAddress)
           : () => requireTls,
     refuseLenientReadings: settings.refuseLenientReadings,
     settlementChecker,
@@ -131,15 +163,11 @@ export function x402(options: X402Options): X402Middleware {
       return report;
     }));
 
-  const middleware: RequestHandler = (req, res, next) => {
-    if (support === undefined) void checkSupport();
-    return paywall.handle(req, res, next);
-  };
   const close = async (): Promise<void> => {
     if (ledger !== settings.ledger) await ledger.close?.();
     await nonceStore?.close();
   };
-  return Object.assign(middleware, { routes: routes.routes, checkSupport, close });
+  return { flow, routes: routes.routes, checkSupport, close };
 }
 
 function compileRoutes(settings: ResolvedX402Options): RouteTable {

@@ -1,7 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { createServer as createHttpServer, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
@@ -22,6 +18,8 @@ import { limitRequestBody } from "./limitRequestBody.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
 import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
 import { precomputeHeaders } from "./precomputeHeaders.js";
+import { addHealthRoutes, type DrainState } from "./addHealthRoutes.js";
+import { listenGateway, type RunningGateway } from "./listenGateway.js";
 
 /** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
 export type GatewayPaywall = RequestHandler & {
@@ -42,18 +40,18 @@ export interface GatewayDeps {
   paywallOverrides?: Partial<X402Options>;
 }
 
-export interface RunningGateway {
-  /** Base URL clients can use (a wildcard host is shown as loopback). */
-  url: string;
-  server: Server;
-  /** Stop accepting, let in-flight requests and settlements finish within `limits.drainTimeoutMs`, then cut the rest. */
-  close(): Promise<void>;
-}
+export type { RunningGateway };
 
+/** An assembled gateway, not yet listening: {@link listenGateway} serves it. */
 export interface Gateway {
   app: Express;
   metrics: GatewayMetrics;
   logger: Logger;
+  config: GatewayConfig;
+  paywall: GatewayPaywall;
+  /** Set once `close()` of the running gateway starts draining. */
+  drain: DrainState;
+  /** Shorthand for `listenGateway(gateway)`. */
   listen(): Promise<RunningGateway>;
 }
 
@@ -64,10 +62,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const fetchImpl = deps.fetch ?? fetch;
   const loopbackListener = isLoopbackHost(config.listen.host);
   const tls = config.listen.tls !== undefined;
-  let draining = false;
+  const drain: DrainState = { draining: false };
 
   const {
-    listen,
+    listen: _listen,
     trustProxy,
     upstreams,
     limits,
@@ -95,7 +93,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds),
   });
   const closeWhileDraining: RequestHandler = (_req, res, next) => {
-    if (draining) res.setHeader("Connection", "close");
+    if (drain.draining) res.setHeader("Connection", "close");
     next();
   };
   // A JSON API: nothing to load or frame, so the strictest CSP; CORP cross-origin because the priced
@@ -113,16 +111,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   // One router layer for what every request goes through first.
   app.use(composeMiddleware(accessLog, closeWhileDraining, securityHeaders, allowCrossOrigin(cors)));
 
-  app.get("/healthz", (_req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ status: "ok" });
-  });
-  const readiness = createReadinessProbe(config, fetchImpl, logger);
-  app.get("/readyz", async (_req, res) => {
-    const { ready, checks } = await readiness();
-    res.setHeader("Cache-Control", "no-store");
-    res.status(ready && !draining ? 200 : 503).json({ ready, checks, draining });
-  });
+  addHealthRoutes(app, createReadinessProbe(config, fetchImpl, logger), drain);
   if (metricsSettings.enabled) {
     app.get(metricsSettings.path, async (_req, res) => {
       res.setHeader("Content-Type", metrics.registry.contentType);
@@ -158,78 +147,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   };
   app.use(onError);
 
-  return {
+  const gateway: Gateway = {
     app,
     metrics,
     logger,
-    async listen() {
-      const options = {
-        maxHeaderSize: limits.maxHeaderBytes,
-        headersTimeout: limits.headersTimeoutMs,
-        requestTimeout: limits.requestTimeoutMs,
-        keepAliveTimeout: limits.keepAliveTimeoutMs,
-        // Node checks the two timeouts on this interval (30 s by default, which is what let a slow head last ~87 s).
-        connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
-      };
-      const server: Server = listen.tls
-        ? createHttpsServer(
-            {
-              ...options,
-              cert: await readFile(listen.tls.certFile),
-              key: await readFile(listen.tls.keyFile),
-            },
-            app,
-          )
-        : createHttpServer(options, app);
-      server.maxConnections = limits.maxConnections;
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(listen.port, listen.host, () => {
-          server.off("error", reject);
-          resolve();
-        });
-      });
-      // Warn now, not at the first request, when the facilitator does not support a route's payment option.
-      void paywall.checkSupport?.().catch(() => undefined);
-      const address = server.address() as AddressInfo;
-      const shown =
-        address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
-      const host = shown.includes(":") ? `[${shown}]` : shown;
-      const url = `${listen.tls ? "https" : "http"}://${host}:${address.port}`;
-      logger.info(
-        { url, tls: Boolean(listen.tls), upstreams: upstreams.map((u) => `${u.prefix} → ${u.url}`) },
-        "listening",
-      );
-
-      // While draining, a keep-alive connection is closed as soon as its last response is out.
-      server.on("request", (_req, res: ServerResponse) =>
-        res.once("finish", () => {
-          if (draining) setImmediate(() => server.closeIdleConnections());
-        }),
-      );
-      let closing: Promise<void> | undefined;
-      const close = (): Promise<void> =>
-        (closing ??= new Promise<void>((resolve) => {
-          draining = true;
-          logger.info({ drainTimeoutMs: limits.drainTimeoutMs }, "draining");
-          const force = setTimeout(() => {
-            logger.warn(
-              { drainTimeoutMs: limits.drainTimeoutMs },
-              "drain timeout: cutting remaining connections",
-            );
-            server.closeAllConnections();
-          }, limits.drainTimeoutMs);
-          server.close(() => {
-            clearTimeout(force);
-            // Only once every settlement is done: the ledger (Redis) is still needed until then.
-            void (paywall.close?.() ?? Promise.resolve())
-              .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
-              .then(() => new Promise<void>((flushed) => logger.flush(() => flushed())))
-              .then(() => resolve());
-          });
-          server.closeIdleConnections();
-        }));
-      return { url, server, close };
-    },
+    config,
+    paywall,
+    drain,
+    listen: () => listenGateway(gateway),
   };
+  return gateway;
 }

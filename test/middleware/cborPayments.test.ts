@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
@@ -15,7 +15,8 @@ import { decodeClaim, encodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
-import { x402, type X402Options } from "../../src/index.js";
+import { x402, x402Node, type X402Options } from "../../src/index.js";
+import { sendJson } from "../support/paywallAdapters.js";
 import { CBOR, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
 import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
 
@@ -72,33 +73,37 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function viaMiddleware(): Promise<Target> {
+/** What the middleware and the gateway are both given: the facilitators, the merchant, the asset. */
+function paywallSettings() {
+  return {
+    facilitator: { url: stack.facilitatorUrl },
+    cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
+    payTo: stack.accounts.payee.address,
+    network: stack.network,
+    assets: [
+      { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
+    ],
+  };
+}
+
+async function viaMiddleware(adapter: "express" | "node:http"): Promise<Target> {
   const seen: Array<{ path: string; method: string; contentType: string | undefined; bodyBytes: number }> =
     [];
-  const held: express.Response[] = [];
-  const app = express();
-  app.use(
-    x402({
-      facilitator: { url: stack.facilitatorUrl },
-      cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
-      payTo: stack.accounts.payee.address,
-      network: stack.network,
-      assets: [
-        { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
-      ],
-      routes: routes(stack.token.address),
-      now,
-    }),
-  );
-  app.use((req, res) => {
+  const held: ServerResponse[] = [];
+  const options = { ...paywallSettings(), routes: routes(stack.token.address), now };
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const method = req.method ?? "GET";
     let bodyBytes = 0;
     req.on("data", (chunk: Buffer) => (bodyBytes += chunk.length));
     req.on("end", () => {
-      seen.push({ path: req.path, method: req.method, contentType: req.headers["content-type"], bodyBytes });
-      if (req.path === "/release") return void held.push(res);
-      res.json({ path: req.path, method: req.method });
+      seen.push({ path, method, contentType: req.headers["content-type"], bodyBytes });
+      if (path === "/release") return void held.push(res);
+      sendJson(res, 200, { path, method });
     });
-  });
+  };
+  const app =
+    adapter === "express" ? express().use(x402(options)).use(handler) : x402Node(options).wrap(handler);
   // Room for an oversized payment header, so that the paywall (not Node) answers 431.
   const server: Server = createServer({ maxHeaderSize: 256 * 1024 }, app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -106,7 +111,7 @@ async function viaMiddleware(): Promise<Target> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     served: (path) => seen.filter((entry) => entry.path === path).length,
     lastSeen: (path) => seen.filter((entry) => entry.path === path).at(-1),
-    release: () => held.splice(0).forEach((res) => res.json({ released: true })),
+    release: () => held.splice(0).forEach((res) => sendJson(res, 200, { released: true })),
     stop: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -118,13 +123,7 @@ async function viaGateway(): Promise<Target> {
   const upstream: TestUpstream & { release(): void } = await startUpstream();
   const config = gatewayConfigSchema.parse({
     listen: { host: "127.0.0.1", port: 0 },
-    facilitator: { url: stack.facilitatorUrl },
-    cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
-    payTo: stack.accounts.payee.address,
-    network: stack.network,
-    assets: [
-      { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
-    ],
+    ...paywallSettings(),
     upstreams: [{ url: upstream.url }],
     routes: routes(stack.token.address),
     logging: { level: "silent" },
@@ -149,7 +148,8 @@ async function viaGateway(): Promise<Target> {
 }
 
 describe.each([
-  ["x402()", viaMiddleware],
+  ["x402()", () => viaMiddleware("express")],
+  ["x402Node()", () => viaMiddleware("node:http")],
   ["x402-gateway serve", viaGateway],
 ])("application/x402+cbor through %s", (_name, start) => {
   let target: Target;

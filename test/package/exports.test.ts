@@ -28,7 +28,10 @@ describe("package.json", () => {
     expect(typeof recognition.createSignInGate).toBe("function");
     expect(typeof recognition.StarknetRecognizer).toBe("function");
     expect(typeof root.x402).toBe("function");
+    expect(typeof root.x402Node).toBe("function");
+    expect(typeof root.assemblePaymentFlow).toBe("function");
     expect(typeof gateway.createGateway).toBe("function");
+    expect(typeof gateway.listenGateway).toBe("function");
     expect(typeof gateway.loadConfig).toBe("function");
     expect(typeof staking.createStakingBackend).toBe("function");
   });

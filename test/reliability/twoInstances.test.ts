@@ -37,7 +37,13 @@ beforeAll(async () => {
     upstreamUrl: upstream.url,
     redis: { url: REDIS_URL, keyPrefix: `test:reliability:${randomUUID()}:` },
     publicUrl: "http://gateway.test",
-    recognition: { rpcUrl: rpc.url, contract: "0x0456abc", timeoutMs: 2_000 },
+    // Instances share the sign-in secret, as docs/recognition.md tells operators to.
+    recognition: {
+      rpcUrl: rpc.url,
+      contract: "0x0456abc",
+      timeoutMs: 2_000,
+      signInSecret: "reliability-suite-shared-sign-in-secret-0123456789",
+    },
     routes: { "GET /paid": { price: "$0.001", recognition: false }, "GET /member": { price: "$0.001" } },
   });
   gateways = await Promise.all([spawnGateway(config), spawnGateway(config)]);

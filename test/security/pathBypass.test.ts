@@ -25,6 +25,7 @@ beforeAll(async () => {
   facilitator = await startFacilitatorDouble();
   targets.push(
     await startX402Target(corpus.priced, facilitator.url),
+    await startX402Target(corpus.priced, facilitator.url, "node:http"),
     await startGatewayTarget(corpus.priced, facilitator.url),
   );
 });
@@ -51,7 +52,7 @@ async function expectRefused(
   return { status: response.status, amount };
 }
 
-describe.each(["x402()", "gateway"])("path bypass corpus against %s", (name) => {
+describe.each(["x402()", "x402Node()", "gateway"])("path bypass corpus against %s", (name) => {
   const target = () => targets.find((candidate) => candidate.name === name) as BypassTarget;
 
   it("control: the lenient upstream serves such spellings when nothing stands in front of it", async () => {

@@ -1,6 +1,7 @@
-import { request as httpRequest } from "node:http";
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import express from "express";
 import { x402 } from "../../../src/middleware/x402.js";
+import { x402Node } from "../../../src/middleware/x402Node.js";
 import { createGateway, type RunningGateway } from "../../../src/proxy/createGateway.js";
 import { gatewayConfig } from "../../proxy/support/gatewayConfig.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
@@ -17,31 +18,29 @@ export interface BypassTarget {
   stop(): Promise<void>;
 }
 
-/** x402() in an app with priced handlers, which proxies everything else to a lenient upstream. */
+/**
+ * x402() in an app with priced handlers, which proxies everything else to a lenient upstream; or
+ * x402Node() in front of that upstream alone (its priced paths count as the upstream's hits).
+ */
 export async function startX402Target(
   routes: Record<string, string>,
   facilitatorUrl: string,
+  adapter: "express" | "node:http" = "express",
 ): Promise<BypassTarget> {
   const upstream: LenientUpstream = await startLenientUpstream(Object.keys(routes));
   let handled = 0;
-  const app = express();
-  app.use(
-    x402({
-      facilitator: { url: facilitatorUrl },
-      payTo: PAY_TO,
-      network: "eip155:84532",
-      routes: Object.fromEntries(Object.entries(routes).map(([key, price]) => [key, { price }])),
-    }),
-  );
-  for (const key of Object.keys(routes)) {
-    const [method, path] = key.split(" ") as [string, string];
-    app[method.toLowerCase() as "get" | "post"](path, (_req, res) => {
-      handled++;
-      res.json({ served: key });
-    });
-  }
-  app.use((req, res) => {
+  const options = {
+    facilitator: { url: facilitatorUrl },
+    payTo: PAY_TO,
+    network: "eip155:84532",
+    routes: Object.fromEntries(Object.entries(routes).map(([key, price]) => [key, { price }])),
+  };
+  const toUpstream = (req: IncomingMessage, res: ServerResponse) => {
     const { port } = new URL(upstream.url);
+    const fail = (status: number) => {
+      res.statusCode = status;
+      res.end();
+    };
     let proxied;
     try {
       proxied = httpRequest(
@@ -52,14 +51,30 @@ export async function startX402Target(
         },
       );
     } catch {
-      return void res.status(400).end();
+      return fail(400);
     }
-    proxied.on("error", () => res.status(502).end());
+    proxied.on("error", () => fail(502));
     req.pipe(proxied);
-  });
-  const server = await listenOnLoopback(app);
+  };
+  let listener;
+  if (adapter === "node:http") {
+    listener = x402Node(options).wrap(toUpstream);
+  } else {
+    const app = express();
+    app.use(x402(options));
+    for (const key of Object.keys(routes)) {
+      const [method, path] = key.split(" ") as [string, string];
+      app[method.toLowerCase() as "get" | "post"](path, (_req, res) => {
+        handled++;
+        res.json({ served: key });
+      });
+    }
+    app.use(toUpstream);
+    listener = app;
+  }
+  const server = await listenOnLoopback(listener);
   return {
-    name: "x402()",
+    name: adapter === "express" ? "x402()" : "x402Node()",
     url: server.url,
     upstreamUrl: upstream.url,
     hitCount: () => handled + upstream.hitCount(),

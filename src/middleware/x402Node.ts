@@ -1,0 +1,57 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { X402Options } from "./options.js";
+import type { PaywallRequestInfo } from "./PaywallObserver.js";
+import { nodeRequestFacts } from "./flow/nodeRequestFacts.js";
+import { assemblePaymentFlow, type SupportReport } from "./x402.js";
+import type { PricedRoute } from "../pricing/RouteTable.js";
+
+/** `x402()`'s options for plain `node:http`: a `requireTls` function is given Node's request. */
+export type X402NodeOptions = Omit<X402Options, "requireTls"> & {
+  requireTls?: boolean | "except-loopback" | ((req: IncomingMessage) => boolean);
+};
+
+/** Connect-style: call `next` to serve the request (free, recognised, or paid and held until settled). */
+export type X402NodeHandler = ((
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: () => void,
+) => Promise<void>) & {
+  readonly routes: readonly PricedRoute[];
+  checkSupport(): Promise<SupportReport>;
+  close(): Promise<void>;
+  /** A `node:http` request listener: the paywall in front of `handler`. */
+  wrap(
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+  ): (req: IncomingMessage, res: ServerResponse) => void;
+  /** The outcome record of a priced request (route, outcome, payer…), for access logs. */
+  infoOf(res: ServerResponse): PaywallRequestInfo | undefined;
+};
+
+/**
+ * The same paywall as `x402()` without Express, for `node:http`/`node:https` servers: the client's
+ * address and TLS are read from the socket (no proxy headers are trusted), and offers name the
+ * resource at the server's root (set `publicUrl` when it is mounted elsewhere).
+ */
+export function x402Node(options: X402NodeOptions): X402NodeHandler {
+  const { flow, routes, checkSupport, close } = assemblePaymentFlow(options, (req) => req);
+  const infos = new WeakMap<ServerResponse, PaywallRequestInfo>();
+  let checked = false;
+  const handle = (req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> => {
+    if (!checked) {
+      checked = true;
+      void checkSupport();
+    }
+    return flow.handle(nodeRequestFacts(req), res, next, (info) => infos.set(res, info));
+  };
+  const wrap =
+    (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
+    (req: IncomingMessage, res: ServerResponse): void =>
+      void handle(req, res, () => handler(req, res));
+  return Object.assign(handle, {
+    routes,
+    checkSupport,
+    close,
+    wrap,
+    infoOf: (res: ServerResponse) => infos.get(res),
+  });
+}

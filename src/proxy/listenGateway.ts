@@ -1,0 +1,85 @@
+import { readFile } from "node:fs/promises";
+import { createServer as createHttpServer, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { Gateway } from "./createGateway.js";
+
+export interface RunningGateway {
+  /** Base URL clients can use (a wildcard host is shown as loopback). */
+  url: string;
+  server: Server;
+  /** Stop accepting, let in-flight requests and settlements finish within `limits.drainTimeoutMs`, then cut the rest. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serve an assembled gateway on `listen` (HTTP or TLS) with the config's server limits; its `close()`
+ * drains: new requests are told `Connection: close`, `/readyz` answers 503, in-flight ones finish.
+ */
+export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
+  const { app, logger, paywall, drain } = gateway;
+  const { listen, limits, upstreams } = gateway.config;
+  const options = {
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the two timeouts on this interval (30 s by default, which is what let a slow head last ~87 s).
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+  };
+  const server: Server = listen.tls
+    ? createHttpsServer(
+        { ...options, cert: await readFile(listen.tls.certFile), key: await readFile(listen.tls.keyFile) },
+        app,
+      )
+    : createHttpServer(options, app);
+  server.maxConnections = limits.maxConnections;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  // Warn now, not at the first request, when the facilitator does not support a route's payment option.
+  void paywall.checkSupport?.().catch(() => undefined);
+  const address = server.address() as AddressInfo;
+  const shown =
+    address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
+  const host = shown.includes(":") ? `[${shown}]` : shown;
+  const url = `${listen.tls ? "https" : "http"}://${host}:${address.port}`;
+  logger.info(
+    { url, tls: Boolean(listen.tls), upstreams: upstreams.map((u) => `${u.prefix} → ${u.url}`) },
+    "listening",
+  );
+
+  // While draining, a keep-alive connection is closed as soon as its last response is out.
+  server.on("request", (_req, res: ServerResponse) =>
+    res.once("finish", () => {
+      if (drain.draining) setImmediate(() => server.closeIdleConnections());
+    }),
+  );
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= new Promise<void>((resolve) => {
+      drain.draining = true;
+      logger.info({ drainTimeoutMs: limits.drainTimeoutMs }, "draining");
+      const force = setTimeout(() => {
+        logger.warn(
+          { drainTimeoutMs: limits.drainTimeoutMs },
+          "drain timeout: cutting remaining connections",
+        );
+        server.closeAllConnections();
+      }, limits.drainTimeoutMs);
+      server.close(() => {
+        clearTimeout(force);
+        // Only once every settlement is done: the ledger (Redis) is still needed until then.
+        void (paywall.close?.() ?? Promise.resolve())
+          .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
+          .then(() => new Promise<void>((flushed) => logger.flush(() => flushed())))
+          .then(() => resolve());
+      });
+      server.closeIdleConnections();
+    }));
+  return { url, server, close };
+}
