@@ -1,3 +1,5 @@
+import { z } from "zod/v4";
+import { paywallSettingsSchema } from "../middleware/options.js";
 import { buildConfigJsonSchema } from "./buildConfigJsonSchema.js";
 
 interface Node {
@@ -26,17 +28,39 @@ interface Row {
  * description, generated from the same zod schema that validates the file (`npm run config-schema`).
  */
 export function renderConfigReference(): string {
-  const rows: Row[] = [];
-  collect(buildConfigJsonSchema() as Node, "", rows);
-  const seen = new Set<string>();
-  const unique = rows.filter((row) => !seen.has(row.key) && seen.add(row.key));
-  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-  return [
+  return renderSettingsReference(buildConfigJsonSchema(), [
     "# Config reference",
     "",
     "Generated from the config's zod schema by `npm run config-schema` (a test keeps it fresh); the same",
     "text is in `config/gateway.schema.json` for editors. `*` stands for any key (a route key, a network),",
     "`[]` for an item of a list. Strings may use `${VAR}` and `${VAR:-default}`.",
+  ]);
+}
+
+/**
+ * `docs/middleware-options.md`: every serialisable option of `x402()` (what a config file could say too),
+ * from the same zod schema that validates them.
+ */
+export function renderMiddlewareOptionsReference(): string {
+  const schema = z.toJSONSchema(paywallSettingsSchema, { io: "input", unrepresentable: "any" });
+  return renderSettingsReference(schema as Record<string, unknown>, [
+    "# `x402()` options reference",
+    "",
+    "Generated from the options' zod schema by `npm run config-schema` (a test keeps it fresh). Options only",
+    "code can pass (a `ledger` or `facilitator` instance, `logger`, `observer`, `onPaid`, `onError`, `now`,",
+    "`fetch`, `signInGate`, `settlementChecker`, `cborFacilitator`, a `requireTls` function) are in",
+    "[middleware.md](middleware.md#options). `*` stands for any key, `[]` for an item of a list.",
+  ]);
+}
+
+function renderSettingsReference(schema: Record<string, unknown>, intro: string[]): string {
+  const rows: Row[] = [];
+  collect(schema as Node, "", rows);
+  const seen = new Set<string>();
+  const unique = rows.filter((row) => !seen.has(row.key) && seen.add(row.key));
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return [
+    ...intro,
     "",
     "| key | type | default | description |",
     "| --- | --- | --- | --- |",

@@ -3,7 +3,10 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { renderConfigJsonSchema } from "../../src/config/buildConfigJsonSchema.js";
-import { renderConfigReference } from "../../src/config/renderConfigReference.js";
+import {
+  renderConfigReference,
+  renderMiddlewareOptionsReference,
+} from "../../src/config/renderConfigReference.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 
 const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), "utf8");
@@ -15,6 +18,10 @@ describe("config/gateway.schema.json", () => {
 
   it("docs/config-reference.md is up to date with the zod schema (run `npm run config-schema`)", async () => {
     expect(await read("docs/config-reference.md")).toBe(renderConfigReference());
+  });
+
+  it("docs/middleware-options.md is up to date with the options' zod schema (run `npm run config-schema`)", async () => {
+    expect(await read("docs/middleware-options.md")).toBe(renderMiddlewareOptionsReference());
   });
 
   it("documents every key of the config where it is declared (a description in the schema)", () => {
