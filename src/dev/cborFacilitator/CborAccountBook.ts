@@ -1,6 +1,5 @@
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import type Database from "better-sqlite3";
+import { openDurableDatabase } from "../../common/openDurableDatabase.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,12 +35,7 @@ export class CborAccountBook {
   private readonly statements;
 
   constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = FULL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.exec(SCHEMA);
+    this.db = openDurableDatabase(file, SCHEMA, "the local CBOR facilitator");
     const db = this.db;
     this.statements = {
       getMeta: db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),

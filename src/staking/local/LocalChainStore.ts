@@ -1,8 +1,6 @@
 import type Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { requireOptional } from "../../common/requireOptional.js";
 import type { BalanceCheckpoint } from "./accrueRewards.js";
+import { openDurableDatabase } from "../../common/openDurableDatabase.js";
 
 /** A pool member row; addresses and token are canonical felt text, amounts bigint. */
 export interface MemberRow {
@@ -48,14 +46,7 @@ export class LocalChainStore {
   private readonly statements;
 
   constructor(options: { file: string }) {
-    if (options.file !== ":memory:") mkdirSync(dirname(options.file), { recursive: true });
-    // Loaded here, not at import: only the local adapter needs this native addon.
-    const SQLite = requireOptional<typeof Database>("better-sqlite3", "the staking backend's local adapter");
-    this.db = new SQLite(options.file);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = FULL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.exec(SCHEMA);
+    this.db = openDurableDatabase(options.file, SCHEMA, "the staking backend's local adapter");
     const db = this.db;
     this.statements = {
       getMeta: db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
