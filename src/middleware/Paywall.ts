@@ -14,7 +14,15 @@ import type { Logger } from "../common/Logger.js";
 import { matchRequirements } from "./matchRequirements.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
-import { markPaid, sendError, sendPaymentRequired, type Offer } from "./respond.js";
+import {
+  encodePaymentRequired,
+  markPaid,
+  sendEncodedPaymentRequired,
+  sendError,
+  sendPaymentRequired,
+  type Offer,
+} from "./respond.js";
+import { PlainOfferCache } from "./PlainOfferCache.js";
 import { headerOf, originFormOf, splitUrl } from "./requestParts.js";
 import { matchPricedRequest } from "./matchPricedRequest.js";
 import { Offers } from "./Offers.js";
@@ -82,9 +90,13 @@ interface Exchange {
 export class Paywall {
   private readonly offers: Offers;
   private readonly unknown: UnknownSettlements;
+  private readonly plainOffers: PlainOfferCache;
 
   constructor(private readonly deps: PaywallDeps) {
     this.offers = new Offers(deps);
+    this.plainOffers = new PlainOfferCache((route, resourceUrl) =>
+      encodePaymentRequired(PAYMENT_REQUIRED_ERROR, this.offers.plain(route, resourceUrl)),
+    );
     this.unknown = new UnknownSettlements({
       facilitator: deps.facilitator,
       ledger: deps.ledger,
@@ -115,8 +127,6 @@ export class Paywall {
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
     res.locals.x402 = info;
     const resourceUrl = this.offers.resourceUrl(req, path + search);
-    let closed = false;
-    res.once("close", () => (closed = !res.writableFinished));
     const exchange: Exchange = {
       req,
       res,
@@ -124,7 +134,8 @@ export class Paywall {
       info,
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl),
-      gone: () => closed || res.destroyed || req.socket.destroyed,
+      // Node sets `destroyed` before a response emits 'close': no listener needed.
+      gone: () => res.destroyed || req.socket.destroyed,
     };
     try {
       await this.priced(exchange, next);
@@ -182,6 +193,8 @@ export class Paywall {
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
+      if (gate === undefined)
+        return sendEncodedPaymentRequired(exchange.res, this.plainOffers.get(route, exchange.resourceUrl));
       return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
     }
     const payment = decodePaymentHeader(header);
