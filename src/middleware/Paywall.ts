@@ -198,9 +198,10 @@ export class Paywall {
       return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
     }
     const payment = decodePaymentHeader(header);
-    const pending = this.unknown.get(paymentIdentity(payment));
+    const id = paymentIdentity(payment);
+    const pending = this.unknown.get(id);
     if (pending) return this.retryPending(exchange, pending, next);
-    const verified = await this.verify(exchange, payment);
+    const verified = await this.verify(exchange, payment, id);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
     if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
     if (route.settle === "before") {
@@ -218,7 +219,7 @@ export class Paywall {
   }
 
   /** Match, reserve and verify a payment; the reservation is released on every failure. */
-  private async verify(exchange: Exchange, payment: PaymentPayload): Promise<Verified> {
+  private async verify(exchange: Exchange, payment: PaymentPayload, id: string): Promise<Verified> {
     const matched = matchRequirements(exchange.route.requirements, payment);
     if (!matched.ok) {
       throw new GatewayError(
@@ -229,7 +230,6 @@ export class Paywall {
         },
       );
     }
-    const id = paymentIdentity(payment);
     const reservation = await this.deps.ledger.reserve(id, { holdMs: this.deps.reservationTtlMs });
     if (reservation.status === "spent") {
       throw new GatewayError("payment_already_used", "this payment has already paid for a response");
