@@ -1,10 +1,6 @@
 import { createHash } from "node:crypto";
-import {
-  EVM_AUTHORIZATION_SCHEMES,
-  evmExactPayloadSchema,
-  isEvmNetwork,
-  type PaymentPayload,
-} from "../protocol/schemas.js";
+import { EVM_AUTHORIZATION_SCHEMES, isEvmNetwork, type PaymentPayload } from "../protocol/schemas.js";
+import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
 
 /** Key order fixed, no whitespace: the same payload always hashes the same. */
 function canonicalJson(value: unknown): string {
@@ -26,7 +22,7 @@ function canonicalJson(value: unknown): string {
 export function paymentIdentity(payment: PaymentPayload): string {
   const { accepted } = payment;
   if (EVM_AUTHORIZATION_SCHEMES.has(accepted.scheme) && isEvmNetwork(accepted.network)) {
-    const evm = evmExactPayloadSchema.safeParse(payment.payload);
+    const evm = parseEvmExactPayload(payment.payload);
     if (evm.success) {
       const { from, nonce } = evm.data.authorization;
       return ["evm", accepted.network, accepted.asset, from, nonce].join("|").toLowerCase();
@@ -37,7 +33,7 @@ export function paymentIdentity(payment: PaymentPayload): string {
 
 /** Until when a spent payment must be remembered: its `validBefore` (plus a minute of skew), or the default. */
 export function spentUntilMs(payment: PaymentPayload, nowMs: number, defaultTtlMs: number): number {
-  const evm = evmExactPayloadSchema.safeParse(payment.payload);
+  const evm = parseEvmExactPayload(payment.payload);
   if (!evm.success) return nowMs + defaultTtlMs;
   const validBeforeMs = Number(evm.data.authorization.validBefore) * 1000;
   return Number.isFinite(validBeforeMs) ? Math.max(validBeforeMs, nowMs) + 60_000 : nowMs + defaultTtlMs;

@@ -15,12 +15,15 @@ export interface OffersDeps {
 
 /** What a priced route offers a request: the resource it names, the payment options, the sign-in challenge. */
 export class Offers {
-  constructor(private readonly deps: OffersDeps) {}
+  /** `publicUrl` without its trailing slashes, once. */
+  private readonly publicBase: string | undefined;
+
+  constructor(private readonly deps: OffersDeps) {
+    this.publicBase = deps.publicUrl ? deps.publicUrl.replace(/\/+$/, "") : undefined;
+  }
 
   resourceUrl(req: RequestFacts, pathAndQuery: string): string {
-    const base = this.deps.publicUrl
-      ? this.deps.publicUrl.replace(/\/+$/, "")
-      : `${req.protocol}://${this.servedHost(req)}`;
+    const base = this.publicBase ?? `${req.protocol}://${this.servedHost(req)}`;
     return `${base}${req.mountPath}${pathAndQuery}`;
   }
 
@@ -42,13 +45,18 @@ export class Offers {
     return `${address || "localhost"}:${req.raw.socket.localPort ?? ""}`;
   }
 
-  async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
+  /** The offer without a sign-in challenge: the same for every request of this route and resource. */
+  plain(route: PricedRoute, resourceUrl: string): Offer {
     const resource = {
       url: resourceUrl,
       description: route.config.description ?? "",
       mimeType: route.config.mimeType ?? "application/json",
     };
-    const offer: Offer = { resource, accepts: route.requirements };
+    return { resource, accepts: route.requirements };
+  }
+
+  async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
+    const offer = this.plain(route, resourceUrl);
     const gate = this.deps.signInGateFor(route);
     if (gate) offer.extensions = await gate.offer(this.signInContext(req, route, resourceUrl));
     return offer;

@@ -4,11 +4,11 @@ import { GatewayError } from "../protocol/errors.js";
 import { MAX_JSON_PAYMENT_HEADER_BYTES } from "../protocol/headers.js";
 import {
   EVM_AUTHORIZATION_SCHEMES,
-  evmExactPayloadSchema,
   isEvmNetwork,
   paymentPayloadSchema,
   type PaymentPayload,
 } from "../protocol/schemas.js";
+import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
 
 /**
  * Decode and validate a `PAYMENT-SIGNATURE` header (base64 JSON, padded or not, or base64url).
@@ -42,7 +42,7 @@ export function decodePaymentHeader(value: string): PaymentPayload {
   const payment = parsed.data;
   const { scheme, network } = payment.accepted;
   if (EVM_AUTHORIZATION_SCHEMES.has(scheme) && isEvmNetwork(network)) {
-    const evm = evmExactPayloadSchema.safeParse(payment.payload);
+    const evm = parseEvmExactPayload(payment.payload);
     if (!evm.success) throw invalidField(evm.error.issues[0], ["payload"]);
   }
   return payment;

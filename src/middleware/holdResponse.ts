@@ -45,6 +45,7 @@ export function holdResponse(res: ServerResponse, maxBytes: number): HeldRespons
 
   const capture = (chunk: unknown, encoding: unknown): void => {
     if (chunk === undefined || chunk === null || state !== "holding") return;
+    // A string is encoded into a buffer of its own; a buffer is copied, since its writer may reuse it.
     const buffer =
       typeof chunk === "string"
         ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8")
@@ -60,7 +61,7 @@ export function holdResponse(res: ServerResponse, maxBytes: number): HeldRespons
       settle({ kind: "overflow", bytes });
       return;
     }
-    chunks.push(Buffer.from(buffer));
+    chunks.push(typeof chunk === "string" ? buffer : Buffer.from(buffer));
   };
 
   res.writeHead = function holdWriteHead(this: ServerResponse, status: number, ...rest: unknown[]) {
@@ -124,7 +125,7 @@ export function holdResponse(res: ServerResponse, maxBytes: number): HeldRespons
       if (state === "done") return;
       state = "done";
       restore();
-      const body = Buffer.concat(chunks);
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       chunks = [];
       const callbacks = endCallbacks.splice(0);
       res.end(body, () => callbacks.forEach((callback) => callback()));
@@ -157,8 +158,9 @@ export function holdResponse(res: ServerResponse, maxBytes: number): HeldRespons
   };
 }
 
+/** `getHeaders()` already returns a fresh (shallow) copy. */
 function snapshotHeaders(res: ServerResponse): OutgoingHttpHeaders {
-  return { ...res.getHeaders() };
+  return res.getHeaders();
 }
 
 function resetHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): void {

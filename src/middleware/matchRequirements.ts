@@ -1,4 +1,5 @@
-import { evmExactPayloadSchema, type PaymentPayload, type PaymentRequirements } from "../protocol/schemas.js";
+import { type PaymentPayload, type PaymentRequirements } from "../protocol/schemas.js";
+import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
 
 export type RequirementsMatch =
   | { ok: true; requirements: PaymentRequirements }
@@ -35,7 +36,7 @@ function compare(ours: PaymentRequirements, payment: PaymentPayload): Requiremen
     }
   }
   // The authorization itself must pay what the offer asks, to whom it asks.
-  const evm = evmExactPayloadSchema.safeParse(payment.payload);
+  const evm = parseEvmExactPayload(payment.payload);
   if (evm.success) {
     const { to, value } = evm.data.authorization;
     if (!sameAddress(to, ours.payTo)) {

@@ -1,12 +1,14 @@
-/** Requests whose `url` the gateway has already normalised, so `x402()` does not normalise them again. */
-const normalizedUrls = new WeakMap<object, string>();
+/** Where a request keeps the `url` the gateway normalised: a symbol property is cheaper than a WeakMap entry per request. */
+const NORMALIZED_URL = Symbol("x402.normalizedUrl");
 
-/** Remember that `req.url`, as it is now, holds the normalised path. */
+type Marked = { url: string; [NORMALIZED_URL]?: string };
+
+/** Remember that `req.url`, as it is now, holds the normalised path, so `x402()` does not normalise it again. */
 export function markNormalized(req: { url: string }): void {
-  normalizedUrls.set(req, req.url);
+  (req as Marked)[NORMALIZED_URL] = req.url;
 }
 
 /** Whether `req.url` is still the one marked normalised (a mounted app or a rewrite changes it). */
 export function isNormalized(req: { url?: string | undefined }): boolean {
-  return normalizedUrls.get(req) === req.url;
+  return req.url !== undefined && (req as Partial<Marked>)[NORMALIZED_URL] === req.url;
 }

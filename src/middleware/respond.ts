@@ -2,12 +2,7 @@ import type { ServerResponse } from "node:http";
 import { encodeBase64Json } from "../protocol/base64Json.js";
 import type { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../protocol/headers.js";
-import type {
-  PaymentRequired,
-  PaymentRequirements,
-  ResourceInfo,
-  SettleResponse,
-} from "../protocol/schemas.js";
+import type { PaymentRequirements, ResourceInfo, SettleResponse } from "../protocol/schemas.js";
 
 /** What a route offers on a 402. */
 export interface Offer {
@@ -16,12 +11,48 @@ export interface Offer {
   extensions?: Record<string, unknown> | undefined;
 }
 
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Type", JSON_CONTENT_TYPE);
   res.setHeader("Content-Length", Buffer.byteLength(text));
   res.end(text);
+}
+
+/** A 402 as it goes on the wire: the `PAYMENT-REQUIRED` header value and the JSON body. */
+export interface EncodedPaymentRequired {
+  header: string;
+  body: string;
+  bodyBytes: number;
+}
+
+/** A route's payment options as JSON: compiled once at start-up and never changed, so written once. */
+const acceptsJson = new WeakMap<readonly PaymentRequirements[], string>();
+
+/**
+ * The `PaymentRequired` object (its `error` is the code) base64 JSON for `PAYMENT-REQUIRED`, and the same
+ * object plus `message` and `details` as the body: the bytes `JSON.stringify` writes, from parts.
+ */
+export function encodePaymentRequired(error: GatewayError, offer: Offer): EncodedPaymentRequired {
+  let accepts = acceptsJson.get(offer.accepts);
+  if (accepts === undefined) {
+    accepts = JSON.stringify(offer.accepts);
+    acceptsJson.set(offer.accepts, accepts);
+  }
+  const extensions =
+    offer.extensions && Object.keys(offer.extensions).length > 0
+      ? `,"extensions":${JSON.stringify(offer.extensions)}`
+      : "";
+  const head = `{"x402Version":2,"error":${JSON.stringify(error.code)},"resource":${JSON.stringify(offer.resource)},"accepts":${accepts}${extensions}`;
+  const details = JSON.stringify(error.details) as string | undefined;
+  const body = `${head},"message":${JSON.stringify(error.message)}${details === undefined ? "" : `,"details":${details}`}}`;
+  return {
+    header: Buffer.from(`${head}}`, "utf8").toString("base64"),
+    body,
+    bodyBytes: Buffer.byteLength(body),
+  };
 }
 
 /**
@@ -34,24 +65,32 @@ export function sendPaymentRequired(
   offer: Offer,
   settlement?: SettleResponse,
 ): void {
-  const paymentRequired: PaymentRequired = {
-    x402Version: 2,
-    error: error.code,
-    resource: offer.resource,
-    accepts: offer.accepts,
-  };
-  if (offer.extensions && Object.keys(offer.extensions).length > 0)
-    paymentRequired.extensions = offer.extensions;
-  res.setHeader(PAYMENT_REQUIRED, encodeBase64Json(paymentRequired));
+  sendEncodedPaymentRequired(res, encodePaymentRequired(error, offer), settlement);
+}
+
+/** {@link sendPaymentRequired} with the 402 already encoded. */
+export function sendEncodedPaymentRequired(
+  res: ServerResponse,
+  encoded: EncodedPaymentRequired,
+  settlement?: SettleResponse,
+): void {
+  res.setHeader(PAYMENT_REQUIRED, encoded.header);
   if (settlement) res.setHeader(PAYMENT_RESPONSE, encodeBase64Json(settlement));
   res.setHeader("Cache-Control", "no-store");
   addVary(res, "Accept");
-  sendJson(res, 402, { ...paymentRequired, message: error.message, details: error.details });
+  res.statusCode = 402;
+  res.setHeader("Content-Type", JSON_CONTENT_TYPE);
+  res.setHeader("Content-Length", encoded.bodyBytes);
+  res.end(encoded.body);
 }
 
 /** Add a field to `Vary`, keeping what earlier middleware (CORS's `Origin`) put there. */
 export function addVary(res: ServerResponse, field: string): void {
   const current = res.getHeader("Vary");
+  if (current === undefined) {
+    res.setHeader("Vary", field);
+    return;
+  }
   const fields = (Array.isArray(current) ? current.join(",") : String(current ?? ""))
     .split(",")
     .map((value) => value.trim())

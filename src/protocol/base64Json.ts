@@ -17,10 +17,20 @@ export class Base64JsonError extends BaseError {
   }
 }
 
+/** Stateless: `decode` without `stream` keeps no state between calls, so one decoder serves every header. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Text that could spell a key the decoder drops: one of the words, or a `\u` escape (which could spell
+ * one). Anything else cannot name such a key, so it skips the reviver, which costs most of a decode.
+ */
+const MAY_NAME_PROTOTYPE_KEY = /__proto__|constructor|prototype|\\u/;
+
 /**
  * Decode a base64 JSON header value. Accepts padded or unpadded base64 and base64url.
  * Rejects anything else with a {@link Base64JsonError}; never returns a value built from garbage.
- * The JSON is parsed with a reviver that drops `__proto__` keys, so no parsed object can pollute prototypes.
+ * `__proto__`, `constructor` and `prototype` keys are dropped at any depth, so no parsed object can
+ * pollute prototypes.
  */
 export function decodeBase64Json(text: string): unknown {
   let bytes: Buffer;
@@ -31,12 +41,12 @@ export function decodeBase64Json(text: string): unknown {
   }
   let json: string;
   try {
-    json = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    json = UTF8.decode(bytes);
   } catch {
     throw new Base64JsonError("utf8", "decoded bytes are not UTF-8");
   }
   try {
-    return JSON.parse(json, dropPrototypeKeys);
+    return MAY_NAME_PROTOTYPE_KEY.test(json) ? JSON.parse(json, dropPrototypeKeys) : JSON.parse(json);
   } catch {
     throw new Base64JsonError("json", "decoded text is not JSON");
   }

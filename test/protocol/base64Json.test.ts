@@ -38,6 +38,43 @@ describe("base64 JSON codec", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("drops those keys at any depth, also when the key is spelled with \\u escapes", () => {
+    const text = String.raw`{"a":[{"b":{"__pro\u0074o__":{"polluted":1},"c\u006fnstructor":2,"d":4}}]}`;
+    const decoded = decodeBase64Json(Buffer.from(text).toString("base64"));
+    expect(decoded).toEqual({ a: [{ b: { d: 4 } }] });
+    expect(JSON.stringify(decoded)).toBe('{"a":[{"b":{"d":4}}]}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("property: decodes as JSON.parse with a reviver that drops the prototype keys, keys chosen to hit them", () => {
+    const dangerous = fc.constantFrom(
+      "__proto__",
+      "constructor",
+      "prototype",
+      "a",
+      "proto",
+      "__pro\\u0074o__",
+    );
+    const keyed = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.jsonValue({ maxDepth: 1 }),
+        fc.array(tie("value")),
+        fc.dictionary(fc.oneof(dangerous, fc.string()), tie("value")),
+      ),
+    })).value;
+    const reference = (json: string): unknown =>
+      JSON.parse(json, (key: string, value: unknown) =>
+        key === "__proto__" || key === "constructor" || key === "prototype" ? undefined : value,
+      );
+    fc.assert(
+      fc.property(keyed, (value) => {
+        const json = JSON.stringify(value).replaceAll("__pro\\\\u0074o__", "__pro\\u0074o__");
+        expect(decodeBase64Json(Buffer.from(json).toString("base64"))).toEqual(reference(json));
+      }),
+    );
+  });
+
   it("property: any JSON value round-trips, and no input makes it throw anything but Base64JsonError", () => {
     fc.assert(
       fc.property(jsonWithoutPrototypeKeys, (json) => {

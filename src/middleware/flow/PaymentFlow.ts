@@ -102,8 +102,6 @@ export class PaymentFlow {
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
     track?.(info);
     const resourceUrl = this.offers.resourceUrl(req, path + search);
-    let closed = false;
-    res.once("close", () => (closed = !res.writableFinished));
     const exchange: Exchange = {
       req,
       res,
@@ -111,7 +109,8 @@ export class PaymentFlow {
       info,
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl),
-      gone: () => closed || res.destroyed || req.raw.socket.destroyed,
+      // Node sets `destroyed` before a response emits 'close': no listener needed.
+      gone: () => res.destroyed || req.raw.socket.destroyed,
     };
     try {
       await this.priced.handle(exchange, next);

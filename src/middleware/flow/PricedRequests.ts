@@ -8,7 +8,12 @@ import { wantsCbor } from "../cborRouting.js";
 import { decodePaymentHeader } from "../decodePaymentHeader.js";
 import type { Offers } from "../Offers.js";
 import { headerOf } from "../requestParts.js";
-import { markPaid, sendPaymentRequired } from "../respond.js";
+import {
+  encodePaymentRequired,
+  markPaid,
+  sendEncodedPaymentRequired,
+  sendPaymentRequired,
+} from "../respond.js";
 import { SettlementUnknownError } from "../SettlementUnknownError.js";
 import type { PendingSettlement, UnknownSettlements } from "../UnknownSettlements.js";
 import type { Verified } from "../Verified.js";
@@ -18,6 +23,7 @@ import type { Settlements } from "./Settlements.js";
 import { verifyPayment } from "./verifyPayment.js";
 import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "../releaseReservation.js";
+import { PlainOfferCache } from "../PlainOfferCache.js";
 
 /** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
 const PAYMENT_REQUIRED_ERROR = new GatewayError(
@@ -27,12 +33,18 @@ const PAYMENT_REQUIRED_ERROR = new GatewayError(
 
 /** A priced request: TLS, payment format, sign-in, then an offer or a payment to verify, serve and settle. Throws what it refuses. */
 export class PricedRequests {
+  private readonly plainOffers: PlainOfferCache;
+
   constructor(
     private readonly deps: PaymentFlowDeps,
     private readonly offers: Offers,
     private readonly unknown: UnknownSettlements,
     private readonly settlements: Settlements,
-  ) {}
+  ) {
+    this.plainOffers = new PlainOfferCache((route, resourceUrl) =>
+      encodePaymentRequired(PAYMENT_REQUIRED_ERROR, offers.plain(route, resourceUrl)),
+    );
+  }
 
   async handle(exchange: Exchange, next: Next): Promise<void> {
     const { req, route, info } = exchange;
@@ -83,12 +95,17 @@ export class PricedRequests {
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
+      // Without a sign-in challenge nothing in the offer varies per request: send it encoded once.
+      if (this.deps.signInGateFor(route) === undefined) {
+        return sendEncodedPaymentRequired(exchange.res, this.plainOffers.get(route, exchange.resourceUrl));
+      }
       return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
     }
     const payment = decodePaymentHeader(header);
-    const pending = this.unknown.get(paymentIdentity(payment));
+    const id = paymentIdentity(payment);
+    const pending = this.unknown.get(id);
     if (pending) return this.retryPending(exchange, pending, next);
-    const verified = await verifyPayment(this.deps, route, payment);
+    const verified = await verifyPayment(this.deps, route, payment, id);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
     if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
     if (route.settle === "before") {

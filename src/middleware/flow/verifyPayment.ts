@@ -24,6 +24,7 @@ export async function verifyPayment(
   deps: VerifyDeps,
   route: PricedRoute,
   payment: PaymentPayload,
+  id: string = paymentIdentity(payment),
 ): Promise<Verified> {
   const matched = matchRequirements(route.requirements, payment);
   if (!matched.ok) {
@@ -35,7 +36,6 @@ export async function verifyPayment(
       },
     );
   }
-  const id = paymentIdentity(payment);
   const token = await reserveOrRefuse(deps, id, deps.reservationTtlMs, "payment");
   const started = performance.now();
   try {
