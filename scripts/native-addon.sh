@@ -3,16 +3,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE="${X402_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/x402-gateway-ci}/better-sqlite3"
-abi="$(node -p process.versions.modules)"
+node_version="$(node -p process.version)"
 version="$(node -p "require('better-sqlite3/package.json').version")"
-cached="$CACHE/$version-abi$abi.node"
+# Keyed by the exact Node version, not only the ABI: Node 24's ObjectWrap changed within one ABI, and the
+# addon must be built against the headers of the Node it runs on (nodejs/node#65446).
+cached="$CACHE/$version-node$node_version.node"
 target="node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+marker="node_modules/better-sqlite3/build/x402-built-for"
+built_for="$(cat "$marker" 2>/dev/null || true)"
 if [ -f "$cached" ]; then
   mkdir -p "$(dirname "$target")"
   cp "$cached" "$target"
-fi
-if ! node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null; then
-  echo "native-addon: building better-sqlite3 for node $(node --version) (ABI $abi)"
+elif [ "$built_for" != "$node_version" ] && { [ -n "$built_for" ] || ! node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null; }; then
+  echo "native-addon: building better-sqlite3 for node $node_version"
   # Build against the running Node's own headers (the machine's npmrc points nodedir at the system Node's).
   # The npm registry's node@N keeps its headers in node_modules/node-<platform>-<arch>; a system Node in <prefix>/include.
   nodedir="$(node -e "
@@ -22,7 +25,8 @@ if ! node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null; 
     console.log(candidates.find((dir) => fs.existsSync(path.join(dir, 'include/node/common.gypi'))) ?? prefix);
   ")"
   npm_config_nodedir="$nodedir" npm rebuild better-sqlite3
-  node -e "new (require('better-sqlite3'))(':memory:').close()"
 fi
+node -e "new (require('better-sqlite3'))(':memory:').close()"
+echo "$node_version" > "$marker"
 mkdir -p "$CACHE"
 cp "$target" "$cached"
