@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { CborAccountBook } from "./cborFacilitator/CborAccountBook.js";
 import { LocalCborFacilitator } from "./cborFacilitator/LocalCborFacilitator.js";
 import {
@@ -12,6 +11,7 @@ import {
 import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
+import { closeServer, listenOnLoopback } from "./loopbackServer.js";
 
 export interface CborPayerAccount {
   publicKey: Uint8Array;
@@ -114,15 +114,7 @@ export async function startCborFacilitator(
     return sendCbor(res, encodeCborSettleResponse(settlement));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const { url } = await listenOnLoopback(server, options.port);
   log?.(`cbor facilitator listening on ${url}; ${STAND_IN_PROOF_NOTICE}`);
   return {
     url,
@@ -159,12 +151,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

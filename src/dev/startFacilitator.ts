@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from "@x402/core/schemas";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -9,6 +8,7 @@ import { createPublicClient, createWalletClient, http, type Chain, type Hex } fr
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { aliasFacilitatorScheme } from "./aliasFacilitatorScheme.js";
 import { LOCAL_POLLING_INTERVAL_MS } from "./startAnvil.js";
+import { closeServer, listenOnLoopback } from "./loopbackServer.js";
 
 export type LocalScheme = "exact" | "exact-pq";
 
@@ -135,15 +135,7 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
     send(res, 404, { error: "not_found", message: `${req.method} ${path} is not served here` });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const { url, port } = await listenOnLoopback(server, options.port);
   log?.(`facilitator listening on ${url} (${schemes.join(", ")} on ${network}, signer ${account.address})`);
   return {
     url,
@@ -192,14 +184,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   );
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 function outcome(result: {
