@@ -86,6 +86,19 @@ function rawRequest(
 }
 
 describe("standalone gateway: proxying", () => {
+  it("a path no upstream serves is 404 not_found in the catalogue's body, and nothing is forwarded", async () => {
+    const gateway = await start({ upstreamUrl: "", upstreams: [{ prefix: "/api", url: upstream.url }] });
+    const seen = upstream.seen.length;
+    const response = await fetch(`${gateway.url}/elsewhere`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: "not_found",
+      message: "no upstream serves /elsewhere",
+      details: {},
+    });
+    expect(upstream.seen.length).toBe(seen);
+  });
+
   it("forwards a free route on its normalised path with payment and hop-by-hop headers removed", async () => {
     const gateway = await start();
     const next = upstream.nextRequest();
