@@ -9,7 +9,7 @@ import { startLocalStack, type LocalStack } from "./startLocalStack.js";
 import { CBOR_DEV_BALANCES, cborDevPayer } from "./cborDevPayers.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "./startCborFacilitator.js";
 import { payCborRoute } from "../payer/payCborRoute.js";
-import { decodeClaim } from "../protocol/cbor/Claim.js";
+import { decodeQuantifiedClaim } from "../protocol/cbor/Claim.js";
 import { payerIdOf } from "../protocol/cbor/signatures.js";
 import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     console.log(`  → ${cborPaid.response.status}, body: ${JSON.stringify(await cborPaid.response.json())}`);
     if (cborPaid.receipt === undefined)
       throw new Error(`no CBOR receipt (status ${cborPaid.response.status})`);
-    const cborClaim = decodeClaim(cborPaid.receipt.claim);
+    const cborClaim = decodeQuantifiedClaim(cborPaid.receipt.claim);
     console.log(
       `  receipt: ${cborClaim.object} ${cborClaim.predicate} ${cborClaim.quantity.amount} ${cborClaim.quantity.currency} units at ${new Date(cborClaim.time * 1000).toISOString()}`,
     );

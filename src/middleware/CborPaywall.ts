@@ -6,7 +6,7 @@ import { issueCborRequest, matchCborContext, type IssuedRequest } from "../prici
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import { CborError } from "../protocol/cbor/CborError.js";
 import { checkPaymentIntent } from "../protocol/cbor/checkPaymentIntent.js";
-import { decodeClaim, type Claim } from "../protocol/cbor/Claim.js";
+import { decodeQuantifiedClaim, type QuantifiedClaim } from "../protocol/cbor/Claim.js";
 import { decodePaymentSignature, type PaymentSignature } from "../protocol/cbor/PaymentSignature.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { payerIdOf } from "../protocol/cbor/signatures.js";
@@ -51,7 +51,7 @@ interface Verified {
   issued: IssuedRequest;
   payment: PaymentSignature;
   paymentSignature: Uint8Array;
-  claim: Claim;
+  claim: QuantifiedClaim;
   id: string;
   token: string;
   payer: string;
@@ -112,11 +112,11 @@ export class CborPaywall {
     }
     let paymentSignature: Uint8Array;
     let payment: PaymentSignature;
-    let claim: Claim;
+    let claim: QuantifiedClaim;
     try {
       paymentSignature = decodeBase64(header);
       payment = decodePaymentSignature(paymentSignature);
-      claim = decodeClaim(payment.paymentIntent);
+      claim = decodeQuantifiedClaim(payment.paymentIntent);
     } catch (error) {
       if (error instanceof CborError) throw error.toInvalidPayment("PAYMENT-SIGNATURE");
       throw new GatewayError(

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
 import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
-import { decodeClaim, encodeClaim, type Claim } from "../../protocol/cbor/Claim.js";
+import { decodeQuantifiedClaim, encodeClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
 import type {
   CborFacilitatorRequest,
   CborSettleResponse,
@@ -29,7 +29,7 @@ export interface LocalCborFacilitatorDeps {
 }
 
 type Checked =
-  | { ok: true; request: PaymentRequest; payment: PaymentSignature; claim: Claim; payer: string }
+  | { ok: true; request: PaymentRequest; payment: PaymentSignature; claim: QuantifiedClaim; payer: string }
   | { ok: false; reason: string };
 
 /**
@@ -85,11 +85,11 @@ export class LocalCborFacilitator implements CborFacilitator {
   private check(body: CborFacilitatorRequest): Checked {
     let request: PaymentRequest;
     let payment: PaymentSignature;
-    let claim: Claim;
+    let claim: QuantifiedClaim;
     try {
       request = decodePaymentRequest(body.paymentRequest);
       payment = decodePaymentSignature(body.paymentSignature);
-      claim = decodeClaim(payment.paymentIntent);
+      claim = decodeQuantifiedClaim(payment.paymentIntent);
     } catch (error) {
       return { ok: false, reason: `invalid_payment: ${(error as Error).message}` };
     }

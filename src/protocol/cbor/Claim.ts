@@ -6,30 +6,41 @@ import { encodeCanonical } from "./encodeCanonical.js";
 import {
   ED25519_PUBLIC_KEY_BYTES,
   ML_DSA_65_PUBLIC_KEY_BYTES,
-  PREDICATE_PAYS,
-  PREDICATE_WAS_PAID,
+  UNQUANTIFIED_PREDICATES,
   isCurrency,
+  isPredicate,
   type Currency,
   type Predicate,
 } from "./profile.js";
+
+/** An amount in a currency's smallest unit. */
+export interface Quantity {
+  currency: Currency;
+  amount: bigint;
+}
 
 /**
  * The six-part claim `[subject, predicate, object, quantity, time, context]` — this project's v0.3
  * profile of the claim grammar. An intent reads "subject pays object quantity at time, answering
  * context"; a receipt reads "object was_paid quantity by subject at time, for the intent context".
+ * The other predicates (`is_human`, `may_pay`, `revokes`) are listed in profile.ts and docs/cbor.md.
  */
 export interface Claim {
-  /** The payer's public key: 32 bytes (Ed25519) or 1952 bytes (ML-DSA-65). */
+  /** A public key: 32 bytes (Ed25519) or 1952 bytes (ML-DSA-65). */
   subject: Uint8Array;
   predicate: Predicate;
-  /** The merchant pseudonym. */
+  /** Text: the merchant pseudonym in an intent or a receipt. */
   object: string;
-  quantity: { currency: Currency; amount: bigint };
-  /** Seconds since the epoch: when signed (intent) or settled (receipt). */
+  /** `[currency, amount]`; `null` exactly for the predicates without one (`is_human`). */
+  quantity: Quantity | null;
+  /** Seconds since the epoch: when signed (intent), settled (receipt), revoked; or valid until (grants, humanity). */
   time: number;
   /** 32 bytes: SHA-256 of the PaymentRequest answered (intent) or of the intent bytes (receipt). */
   context: Uint8Array;
 }
+
+/** A claim whose predicate carries a quantity (`pays`, `was_paid`, `may_pay`, `revokes`). */
+export type QuantifiedClaim = Claim & { quantity: Quantity };
 
 const WHAT = "claim";
 
@@ -39,7 +50,7 @@ export function encodeClaim(claim: Claim): Uint8Array {
     claim.subject,
     claim.predicate,
     claim.object,
-    [claim.quantity.currency, claim.quantity.amount],
+    claim.quantity === null ? null : [claim.quantity.currency, claim.quantity.amount],
     new CborTag(1, claim.time),
     claim.context,
   ]);
@@ -59,13 +70,8 @@ export function decodeClaim(bytes: Uint8Array): Claim {
     CborValue,
   ];
   if (!(subject instanceof Uint8Array)) throw wrong("subject", "a byte string");
-  if (predicate !== PREDICATE_PAYS && predicate !== PREDICATE_WAS_PAID)
-    throw wrong("predicate", '"pays" or "was_paid"');
+  if (!isPredicate(predicate)) throw wrong("predicate", "a v0.3 predicate");
   if (typeof object !== "string") throw wrong("object", "text");
-  if (!Array.isArray(quantity) || quantity.length !== 2) throw wrong("quantity", "[currency, amount]");
-  const [currency, amount] = quantity as [CborValue, CborValue];
-  const units = asUint(amount);
-  if (!isCurrency(currency) || units === undefined) throw wrong("quantity", "[USDC|STRK|strkBTC, uint]");
   if (!(time instanceof CborTag) || time.tag !== 1 || typeof time.value !== "number")
     throw wrong("time", "tag 1 seconds");
   if (!(context instanceof Uint8Array)) throw wrong("context", "a byte string");
@@ -73,12 +79,27 @@ export function decodeClaim(bytes: Uint8Array): Claim {
     subject,
     predicate,
     object,
-    quantity: { currency, amount: units },
+    quantity: quantity === null ? null : decodeQuantity(quantity),
     time: time.value,
     context,
   };
   checkClaim(claim);
   return claim;
+}
+
+/** Decode a claim that must carry a quantity (an intent, a receipt, a grant, a revocation). */
+export function decodeQuantifiedClaim(bytes: Uint8Array): QuantifiedClaim {
+  const claim = decodeClaim(bytes);
+  if (claim.quantity === null) throw wrong("quantity", "[currency, amount]");
+  return claim as QuantifiedClaim;
+}
+
+function decodeQuantity(quantity: CborValue): Quantity {
+  if (!Array.isArray(quantity) || quantity.length !== 2) throw wrong("quantity", "[currency, amount]");
+  const [currency, amount] = quantity as [CborValue, CborValue];
+  const units = asUint(amount);
+  if (!isCurrency(currency) || units === undefined) throw wrong("quantity", "[USDC|STRK|strkBTC, uint]");
+  return { currency, amount: units };
 }
 
 function checkClaim(claim: Claim): void {
@@ -90,6 +111,14 @@ function checkClaim(claim: Claim): void {
       "wrong_value",
       "expected a 32-byte Ed25519 or 1952-byte ML-DSA-65 key",
       `${WHAT}.subject`,
+    );
+  }
+  const unquantified = UNQUANTIFIED_PREDICATES.includes(claim.predicate);
+  if (unquantified !== (claim.quantity === null)) {
+    throw new CborError(
+      "wrong_value",
+      unquantified ? `a "${claim.predicate}" claim has no quantity (null)` : "expected [currency, amount]",
+      `${WHAT}.quantity`,
     );
   }
   if (claim.context.length !== 32)

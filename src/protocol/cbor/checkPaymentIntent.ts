@@ -1,4 +1,4 @@
-import type { Claim } from "./Claim.js";
+import type { QuantifiedClaim } from "./Claim.js";
 import type { PaymentRequest } from "./PaymentRequest.js";
 import type { PaymentSignature } from "./PaymentSignature.js";
 import { PREDICATE_PAYS } from "./profile.js";
@@ -19,7 +19,7 @@ export type IntentMismatch = {
  */
 export function checkPaymentIntent(
   request: PaymentRequest,
-  claim: Claim,
+  claim: QuantifiedClaim,
   payment: PaymentSignature,
 ): IntentMismatch | undefined {
   const compare: Array<[string, string, string]> = [

@@ -17,10 +17,34 @@ export function isCurrency(value: unknown): value is Currency {
 export const DEFAULT_REVELATION_MASK_REF = "mask:v0.3:open-fields";
 export const DEFAULT_CLAIM_SCHEMA_REF = "schema:v0.3:payment-intent";
 
-/** Predicates of the six-part claim: a payer's intent, and a facilitator's receipt. */
+/**
+ * Predicates of the six-part claim (v0.3). What `object`, `quantity`, `time` and `context` hold for
+ * each is listed in docs/cbor.md:
+ * - `pays`: a payer's intent; `was_paid`: a facilitator's receipt;
+ * - `is_human`: an issuer's humanity claim about the subject (no quantity; `time` = valid until);
+ * - `may_pay`: a delegation grant to the subject (quantity = the cap; `time` = valid until);
+ * - `revokes`: a facilitator's revocation of a receipt (on refund).
+ */
 export const PREDICATE_PAYS = "pays";
 export const PREDICATE_WAS_PAID = "was_paid";
-export type Predicate = typeof PREDICATE_PAYS | typeof PREDICATE_WAS_PAID;
+export const PREDICATE_IS_HUMAN = "is_human";
+export const PREDICATE_MAY_PAY = "may_pay";
+export const PREDICATE_REVOKES = "revokes";
+export const PREDICATES = [
+  PREDICATE_PAYS,
+  PREDICATE_WAS_PAID,
+  PREDICATE_IS_HUMAN,
+  PREDICATE_MAY_PAY,
+  PREDICATE_REVOKES,
+] as const;
+export type Predicate = (typeof PREDICATES)[number];
+
+export function isPredicate(value: unknown): value is Predicate {
+  return (PREDICATES as readonly unknown[]).includes(value);
+}
+
+/** Predicates whose claim carries no quantity (CBOR `null` in its place). */
+export const UNQUANTIFIED_PREDICATES: readonly Predicate[] = [PREDICATE_IS_HUMAN];
 
 /** Public key lengths, in bytes, by signature algorithm (the claim's subject). */
 export const ED25519_PUBLIC_KEY_BYTES = 32;

@@ -1,11 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
-import { decodeBase64 } from "../decodeBase64.js";
-import { decodeClaim, type Claim } from "./Claim.js";
+import type { QuantifiedClaim } from "./Claim.js";
 import { PREDICATE_WAS_PAID } from "./profile.js";
-import { decodeSettlementReceipt, type SettlementReceipt } from "./SettlementReceipt.js";
-import { verifySignature } from "./signatures.js";
+import type { SettlementReceipt } from "./SettlementReceipt.js";
+import { openSignedClaim } from "./SignedClaim.js";
 
-export type ReceiptVerdict = { valid: true; claim: Claim } | { valid: false; reason: string };
+export type ReceiptVerdict = { valid: true; claim: QuantifiedClaim } | { valid: false; reason: string };
 
 /**
  * Check a SettlementReceipt offline: signed by `facilitatorKey` over the exact claim bytes, and the
@@ -16,22 +14,20 @@ export function verifyReceipt(
   receipt: SettlementReceipt | Uint8Array | string,
   facilitatorKey: Uint8Array,
 ): ReceiptVerdict {
-  let decoded: SettlementReceipt;
-  let claim: Claim;
-  try {
-    const bytes = typeof receipt === "string" ? decodeBase64(receipt) : receipt;
-    decoded = bytes instanceof Uint8Array ? decodeSettlementReceipt(bytes) : bytes;
-    claim = decodeClaim(decoded.claim);
-  } catch (error) {
-    return { valid: false, reason: `malformed receipt: ${(error as Error).message}` };
+  const verdict = openSignedClaim(receipt, {
+    predicate: PREDICATE_WAS_PAID,
+    trustedSigners: [facilitatorKey],
+  });
+  if (!verdict.valid) {
+    const reason =
+      verdict.problem === "untrusted_signer"
+        ? "signed by another key than the facilitator's"
+        : verdict.problem === "wrong_predicate"
+          ? 'the claim is not a "was_paid" receipt'
+          : verdict.problem === "malformed"
+            ? verdict.reason.replace("malformed signed claim", "malformed receipt")
+            : verdict.reason;
+    return { valid: false, reason };
   }
-  if (decoded.signer.length !== facilitatorKey.length || !timingSafeEqual(decoded.signer, facilitatorKey)) {
-    return { valid: false, reason: "signed by another key than the facilitator's" };
-  }
-  if (!verifySignature(facilitatorKey, decoded.claim, decoded.signature)) {
-    return { valid: false, reason: "the signature does not match the claim" };
-  }
-  if (claim.predicate !== PREDICATE_WAS_PAID)
-    return { valid: false, reason: 'the claim is not a "was_paid" receipt' };
-  return { valid: true, claim };
+  return { valid: true, claim: verdict.claim as QuantifiedClaim };
 }
