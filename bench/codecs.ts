@@ -9,7 +9,7 @@ import { resolveCborOffer } from "../src/pricing/resolveCborOffer.js";
 import { decodeBase64 } from "../src/protocol/decodeBase64.js";
 import { decodeBase64Json, encodeBase64Json } from "../src/protocol/base64Json.js";
 import { decodePaymentRequest } from "../src/protocol/cbor/PaymentRequest.js";
-import { decodePaymentSignature } from "../src/protocol/cbor/PaymentSignature.js";
+import { decodePaymentSignature, encodePaymentSignature } from "../src/protocol/cbor/PaymentSignature.js";
 import { decodeClaim } from "../src/protocol/cbor/Claim.js";
 import { createSigningKey, type SignatureAlgorithm } from "../src/protocol/cbor/signatures.js";
 import type { PaymentPayload, PaymentRequired } from "../src/protocol/schemas.js";
@@ -29,7 +29,9 @@ export interface CodecFigures {
     | "offerJsonDecode"
     | "offerCborEncode"
     | "offerCborDecode"
+    | "paymentJsonEncode"
     | "paymentJsonDecode"
+    | "paymentCborEncode"
     | "paymentCborDecode",
     number
   >;
@@ -103,6 +105,7 @@ export function compareCodecs(options: { minMs?: number } = {}): CodecFigures {
   const pay = (algorithm: SignatureAlgorithm) =>
     createCborPayment({ offer: issued.bytes, key: createSigningKey(algorithm), now: () => NOW }).header;
   const paymentCborHeader = pay("ed25519");
+  const paymentCbor = decodePaymentSignature(decodeBase64(paymentCborHeader));
   const paymentJsonHeader = encodeBase64Json(paymentJson);
   const minMs = options.minMs ?? 300;
   return {
@@ -120,7 +123,12 @@ export function compareCodecs(options: { minMs?: number } = {}): CodecFigures {
         minMs,
       ),
       offerCborDecode: opsPerSecond(() => decodePaymentRequest(decodeBase64(offerCborHeader)), minMs),
+      paymentJsonEncode: opsPerSecond(() => encodeBase64Json(paymentJson), minMs),
       paymentJsonDecode: opsPerSecond(() => decodePaymentHeader(paymentJsonHeader), minMs),
+      paymentCborEncode: opsPerSecond(
+        () => Buffer.from(encodePaymentSignature(paymentCbor)).toString("base64"),
+        minMs,
+      ),
       paymentCborDecode: opsPerSecond(
         () => decodeClaim(decodePaymentSignature(decodeBase64(paymentCborHeader)).paymentIntent),
         minMs,

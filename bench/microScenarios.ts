@@ -1,10 +1,8 @@
-import { decodePaymentHeader } from "../src/middleware/decodePaymentHeader.js";
 import { AssetTable } from "../src/pricing/knownAssets.js";
 import { RouteTable } from "../src/pricing/RouteTable.js";
-import { decodeBase64Json, encodeBase64Json } from "../src/protocol/base64Json.js";
-import type { PaymentPayload } from "../src/protocol/schemas.js";
 import { RecognitionCache } from "../src/recognition/RecognitionCache.js";
-import { NETWORK, PAY_TO, type SignedPayload } from "./contenders.js";
+import { compareCodecs } from "./codecs.js";
+import { NETWORK, PAY_TO } from "./contenders.js";
 import { median } from "./measure.js";
 import type { BenchSettings, Section } from "./Section.js";
 
@@ -161,62 +159,55 @@ export async function recognitionScenario(settings: BenchSettings): Promise<Sect
   };
 }
 
-/** 6. Codecs: the offer and the payment, encoded and decoded as they travel in headers. */
-export async function codecScenario(
-  settings: BenchSettings,
-  pool: () => Promise<SignedPayload[]>,
-): Promise<Section> {
-  const table = routeTable(1);
-  const route = table.routes[0];
-  if (route === undefined) throw new Error("no route");
-  const offer = {
-    x402Version: 2,
-    error: "payment_required",
-    resource: {
-      url: "https://api.example.com/api/v1/resource0/42",
-      description: "",
-      mimeType: "application/json",
-    },
-    accepts: route.requirements,
-  };
-  const [signed] = await pool();
-  const payment: PaymentPayload = {
-    x402Version: 2,
-    resource: offer.resource,
-    accepted: route.requirements[0] as PaymentPayload["accepted"],
-    payload: signed as unknown as PaymentPayload["payload"],
-  };
-  const offerHeader = encodeBase64Json(offer);
-  const paymentHeaderValue = encodeBase64Json(payment);
-  const rows: Array<[string, number, number]> = [
+/**
+ * 6. Codecs: the offer and the payment of one route as they travel in headers, base64 JSON (x402 V2)
+ * against canonical CBOR (an Ed25519 intent), in process. The figures come from bench/codecs.ts.
+ */
+export async function codecScenario(settings: BenchSettings): Promise<Section> {
+  const figures = compareCodecs({ minMs: settings.seconds * 100 });
+  const ops = figures.opsPerSecond;
+  const rows: Array<[string, number, number, number, number]> = [
     [
       "offer (PAYMENT-REQUIRED), encode",
-      await opsPerSecond(() => encodeBase64Json(offer), settings),
-      offerHeader.length,
+      ops.offerJsonEncode,
+      figures.offerJson,
+      ops.offerCborEncode,
+      figures.offerCbor,
     ],
     [
       "offer (PAYMENT-REQUIRED), decode",
-      await opsPerSecond(() => decodeBase64Json(offerHeader), settings),
-      offerHeader.length,
+      ops.offerJsonDecode,
+      figures.offerJson,
+      ops.offerCborDecode,
+      figures.offerCbor,
     ],
     [
       "payment (PAYMENT-SIGNATURE), encode",
-      await opsPerSecond(() => encodeBase64Json(payment), settings),
-      paymentHeaderValue.length,
+      ops.paymentJsonEncode,
+      figures.paymentJson,
+      ops.paymentCborEncode,
+      figures.paymentCborEd25519,
     ],
     [
-      "payment (PAYMENT-SIGNATURE), decode and validate",
-      await opsPerSecond(() => decodePaymentHeader(paymentHeaderValue), settings),
-      paymentHeaderValue.length,
+      "payment (PAYMENT-SIGNATURE), decode and check the form",
+      ops.paymentJsonDecode,
+      figures.paymentJson,
+      ops.paymentCborDecode,
+      figures.paymentCborEd25519,
     ],
   ];
   return {
     id: "6",
-    title: "Codecs: base64 JSON headers, in process (canonical CBOR: not in this branch yet, no column)",
+    title: "Codecs: base64 JSON against canonical CBOR headers, in process",
     lines: [
-      "| operation | base64 JSON ops/s | header bytes |",
-      "|---|--:|--:|",
-      ...rows.map(([name, rate, bytes]) => `| ${name} | ${fixed(rate)} | ${fixed(bytes)} |`),
+      "| operation | base64 JSON ops/s | JSON header bytes | CBOR ops/s | CBOR header bytes | CBOR/JSON bytes |",
+      "|---|--:|--:|--:|--:|--:|",
+      ...rows.map(
+        ([name, jsonRate, jsonBytes, cborRate, cborBytes]) =>
+          `| ${name} | ${fixed(jsonRate)} | ${fixed(jsonBytes)} | ${fixed(cborRate)} | ${fixed(cborBytes)} | ${fixed(cborBytes / jsonBytes, 2)} |`,
+      ),
+      "",
+      `An ML-DSA-65 intent's PAYMENT-SIGNATURE is ${fixed(figures.paymentCborMlDsa65)} bytes (its key and signature are large).`,
     ],
     targets: [],
   };
