@@ -181,9 +181,14 @@ export function assemblePaymentFlow<R>(
     }));
 
   const close = async (): Promise<void> => {
-    if (ledger !== settings.ledger) await ledger.close?.();
-    await nonceStore?.close();
-    if (revokedPayers !== settings.revokedPayers) await revokedPayers.close();
+    // Everything is closed even when one fails; the first failure is reported.
+    const closed = await Promise.allSettled([
+      ledger !== settings.ledger ? ledger.close?.() : undefined,
+      nonceStore?.close(),
+      revokedPayers !== settings.revokedPayers ? revokedPayers.close() : undefined,
+    ]);
+    const failed = closed.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
   };
   const revoke = (request: RevocationRequest): Promise<RevocationReceipt> =>
     revokePayer(revokedPayers, request, logger);
