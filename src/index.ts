@@ -23,6 +23,11 @@ export { StarknetRecognizer, type StarknetRecognizerOptions } from "./recognitio
 export { MemoryNonceStore } from "./recognition/MemoryNonceStore.js";
 export { RedisNonceStore } from "./recognition/RedisNonceStore.js";
 export type { NonceStore } from "./recognition/NonceStore.js";
+export type { RevokedPayers, Revocation } from "./recognition/RevokedPayers.js";
+export { MemoryRevokedPayers } from "./recognition/MemoryRevokedPayers.js";
+export { RedisRevokedPayers } from "./recognition/RedisRevokedPayers.js";
+export type { RevocationRequest } from "./recognition/parseRevocationRequest.js";
+export type { RevocationReceipt } from "./recognition/revokePayer.js";
 export { RedisPaymentLedger, type RedisPaymentLedgerOptions } from "./ledger/RedisPaymentLedger.js";
 export { GatewayError, ERROR_STATUS, type ErrorCode } from "./protocol/errors.js";
 export { encodeBase64Json, decodeBase64Json, Base64JsonError } from "./protocol/base64Json.js";

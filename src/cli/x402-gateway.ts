@@ -16,6 +16,8 @@ Commands:
   serve --config <file>      run the gateway (YAML or JSON config; see README.md, "The config file")
   check-config <file>        validate a config file: exit 0, or 1 with every problem (file:line key: …)
   recognize <payer> …        ask the chain whether a payer is recognized (est_ouverte)
+  revoke --config <file> --payer <address>
+                             revoke a refunded payer's recognition on every running instance
 
 Run \`x402-gateway <command> --help\` for a command's options.`;
 
@@ -201,6 +203,8 @@ export async function runGatewayCli(argv: string[], io: CommandIo): Promise<numb
       return checkConfig(rest, io);
     case "recognize":
       return (await import("./recognize.js")).runRecognize(rest, io);
+    case "revoke":
+      return (await import("./revoke.js")).runRevoke(rest, io);
     case undefined:
     case "--help":
     case "-h":

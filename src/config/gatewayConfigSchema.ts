@@ -5,6 +5,8 @@ import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../middleware/options.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
+import { revocationHoldMs } from "../recognition/revocationSettings.js";
+import { recognitionsOf } from "./recognitionsOf.js";
 
 /** Defaults of the gateway's own keys, written once (the paywall's live in `middleware/options.ts`). */
 export const GATEWAY_DEFAULTS = {
@@ -25,6 +27,7 @@ export const GATEWAY_DEFAULTS = {
   maxConnections: 1024,
   logLevel: "info",
   metricsPath: "/metrics",
+  adminPath: "/_x402/admin",
 } as const;
 
 const trustProxyEntry = z.string().refine(
@@ -153,6 +156,35 @@ export const metricsSettingsSchema = z.strictObject({
     .meta({ description: "Path of the Prometheus text endpoint (outside the priced table)." }),
 });
 
+/** The operator's endpoint (revocations): off unless enabled, and then only with a bearer token. */
+export const adminSettingsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false).meta({
+      description:
+        "Serve the admin endpoint (`POST {path}/revocations`). Default false: the path is then an ordinary upstream path.",
+    }),
+    path: z
+      .string()
+      .regex(
+        /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/,
+        'expected a path such as "/_x402/admin": segments of letters, digits, . _ ~ -, no trailing /',
+      )
+      .default(GATEWAY_DEFAULTS.adminPath)
+      .meta({
+        description:
+          "Where the admin endpoint lives; nothing under it is priced or forwarded upstream while enabled.",
+      }),
+    token: z.string().min(32, "expected at least 32 characters").optional().meta({
+      description:
+        "Bearer token the admin endpoint requires (at least 32 characters; write `${X402_ADMIN_TOKEN}` rather than the token itself). Required when enabled.",
+    }),
+  })
+  .refine((admin) => !admin.enabled || admin.token !== undefined, {
+    path: ["token"],
+    error: "admin.enabled needs admin.token (at least 32 characters, e.g. ${X402_ADMIN_TOKEN})",
+  });
+export type AdminSettings = z.output<typeof adminSettingsSchema>;
+
 /** Cross-origin access for browser apps that pay (off unless `allowedOrigins` is set). */
 export const corsSettingsSchema = z.strictObject({
   /** Origins allowed to call the gateway (`https://app.example.com`), or `["*"]` for any. Empty: CORS off. */
@@ -210,6 +242,10 @@ export const gatewayConfigSchema = paywallSettingsSchema
       .prefault({})
       .meta({ description: "Access and event logs (pino JSON on stdout)." }),
     metrics: metricsSettingsSchema.prefault({}).meta({ description: "Prometheus metrics of the gateway." }),
+    admin: adminSettingsSchema.prefault({}).meta({
+      description:
+        "Authenticated operator endpoint, off by default: `POST {path}/revocations` revokes a refunded payer's recognition.",
+    }),
     cors: corsSettingsSchema.prefault({}).meta({
       description:
         "Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and exposed.",
@@ -258,6 +294,36 @@ export const gatewayConfigSchema = paywallSettingsSchema
         message:
           "recognition needs publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
       });
+    }
+    try {
+      revocationHoldMs(config.revocation?.holdMs, recognitionsOf(config));
+    } catch (error) {
+      const message = (error as Error).message.replace(/^revocation\.holdMs: /, "");
+      ctx.addIssue({ code: "custom", path: ["revocation", "holdMs"], message });
+    }
+    if (config.admin.enabled) {
+      const admin = config.admin.path.toLowerCase();
+      const under = (path: string) =>
+        path.toLowerCase() === admin || path.toLowerCase().startsWith(`${admin}/`);
+      for (const key of Object.keys(config.routes)) {
+        const path = key.trim().split(/\s+/).pop() ?? "";
+        if (under(path)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["routes", key],
+            message: `the route is under admin.path (${config.admin.path}), which is never priced nor forwarded`,
+          });
+        }
+      }
+      for (const reserved of ["/healthz", "/readyz", config.metrics.path]) {
+        if (under(reserved) || admin.startsWith(`${reserved.toLowerCase()}/`)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["admin", "path"],
+            message: `admin.path may not overlap ${reserved}`,
+          });
+        }
+      }
     }
     const prefixes = new Set<string>();
     config.upstreams.forEach((upstream, index) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { openFailFastRedis, whenRedisReady } from "../common/openFailFastRedis.js";
 import { BaseError } from "../common/BaseError.js";
 import type { PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
 
@@ -41,18 +42,7 @@ export class RedisPaymentLedger implements PaymentLedger {
     if (!options.client && !options.url) throw new Error("RedisPaymentLedger needs `url` or `client`");
     this.ownsClient = !options.client;
     this.timeoutMs = options.commandTimeoutMs ?? 2_000;
-    // Fail closed and fast: no offline queue (a command while disconnected fails at once), no retries,
-    // a timeout on every command; ioredis keeps reconnecting in the background, so recovery needs no restart.
-    this.redis =
-      options.client ??
-      new Redis(options.url as string, {
-        commandTimeout: this.timeoutMs,
-        connectTimeout: this.timeoutMs,
-        maxRetriesPerRequest: 0,
-        enableOfflineQueue: false,
-      });
-    // Every command reports its own failure; this only keeps ioredis from printing each reconnect error.
-    if (this.ownsClient) this.redis.on("error", () => undefined);
+    this.redis = options.client ?? openFailFastRedis(options.url as string, this.timeoutMs);
     this.prefix = options.keyPrefix ?? "x402:payment:";
   }
 
@@ -96,7 +86,7 @@ export class RedisPaymentLedger implements PaymentLedger {
   /** Runs `run` once connected; any Redis failure becomes a {@link LedgerUnavailableError}. */
   private async command<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
-      await this.connected();
+      await whenRedisReady(this.redis, this.timeoutMs);
       return await run();
     } catch (error) {
       throw new LedgerUnavailableError(
@@ -104,33 +94,6 @@ export class RedisPaymentLedger implements PaymentLedger {
         { cause: error },
       );
     }
-  }
-
-  /** Waits (at most the command timeout) while a connection is being made; fails at once when there is none. */
-  private connected(): Promise<void> {
-    const status = this.redis.status;
-    if (status === "ready") return Promise.resolve();
-    if (status !== "wait" && status !== "connecting" && status !== "connect") {
-      return Promise.reject(new Error(`connection is ${status}`));
-    }
-    if (status === "wait") void this.redis.connect().catch(() => undefined);
-    return new Promise((resolve, reject) => {
-      const done = (error?: Error) => {
-        clearTimeout(timer);
-        this.redis.off("ready", onReady);
-        this.redis.off("close", onClose);
-        if (error) reject(error);
-        else resolve();
-      };
-      const onReady = () => done();
-      const onClose = () => done(new Error("connection closed"));
-      const timer = setTimeout(
-        () => done(new Error(`not connected within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
-      this.redis.once("ready", onReady);
-      this.redis.once("close", onClose);
-    });
   }
 
   async close(): Promise<void> {

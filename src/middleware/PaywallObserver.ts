@@ -2,12 +2,13 @@
 export type PaywallOutcome = "free" | "offered" | "paid" | "recognized" | "rejected" | "upstream_failed";
 
 import type { RecognitionObserver } from "../recognition/RecognitionCache.js";
+import type { RevocationObserver } from "../recognition/RevokedPayers.js";
 
 /**
  * Receives what the paywall measures; the proxy turns it into Prometheus metrics.
  * Every method is optional; none may throw.
  */
-export interface PaywallObserver extends RecognitionObserver {
+export interface PaywallObserver extends RecognitionObserver, RevocationObserver {
   outcome?(route: string, outcome: PaywallOutcome, code?: string): void;
   verifyLatency?(ms: number, ok: boolean): void;
   settleLatency?(ms: number, ok: boolean): void;

@@ -14,6 +14,8 @@ import { assetSchema, PRICING_DEFAULTS, routeSchema } from "../pricing/routeSett
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";
+import { revocationSettingsSchema } from "../recognition/revocationSettings.js";
+import type { RevokedPayers } from "../recognition/RevokedPayers.js";
 
 /** Defaults of the paywall's own settings, written once (each part's live beside its schema). */
 export const DEFAULTS = {
@@ -94,6 +96,10 @@ export const paywallSettingsSchema = z.strictObject({
   cbor: cborSettingsSchema
     .optional()
     .meta({ description: "Shared settings of the routes that offer `application/x402+cbor`." }),
+  revocation: revocationSettingsSchema.optional().meta({
+    description:
+      "Revoked payers (refunds) are denied sign-in for `holdMs`; with a Redis ledger every instance shares them.",
+  }),
 });
 export type PaywallSettings = z.infer<typeof paywallSettingsSchema>;
 
@@ -142,6 +148,17 @@ export const x402OptionsSchema = paywallSettingsSchema.extend({
   settlementChecker: z
     .custom<SettlementChecker>((value) => typeof value === "object" && value !== null)
     .optional(),
+  /** Revoked payers to use instead of the ones built from `ledger` (memory, or Redis with a Redis ledger). */
+  revokedPayers: z
+    .custom<RevokedPayers>(
+      (value) =>
+        typeof value === "object" &&
+        value !== null &&
+        typeof (value as Partial<RevokedPayers>).revoke === "function" &&
+        typeof (value as Partial<RevokedPayers>).isRevoked === "function",
+      { error: "expected RevokedPayers (revoke, isRevoked, deniedHere, serve, close)" },
+    )
+    .optional(),
   /** A sign-in gate to use instead of the one built from `recognition` settings. */
   signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
   requireTls: z
@@ -161,5 +178,6 @@ export type ResolvedX402Options = z.output<typeof x402OptionsSchema>;
 
 export type { RouteConfig, PaymentOption, Price, AssetConfig } from "../pricing/routeSettings.js";
 export type { RecognitionSettings } from "../recognition/recognitionSettings.js";
+export type { RevocationSettings } from "../recognition/revocationSettings.js";
 export type { FacilitatorSettings, FacilitatorHeaders } from "../facilitator/facilitatorSettings.js";
 export type { LedgerSettings } from "../ledger/ledgerSettings.js";

@@ -12,6 +12,13 @@ import type { SignInGate } from "../recognition/SignInGate.js";
 import { createSignInGateResolver } from "../recognition/createSignInGateResolver.js";
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
+import { MemoryRevokedPayers } from "../recognition/MemoryRevokedPayers.js";
+import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
+import type { RevokedPayers } from "../recognition/RevokedPayers.js";
+import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
+import { revokePayer, type RevocationReceipt } from "../recognition/revokePayer.js";
+import { revocationHoldMs } from "../recognition/revocationSettings.js";
+import type { LedgerSettings } from "../ledger/ledgerSettings.js";
 import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
 import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../common/Logger.js";
@@ -50,6 +57,13 @@ export type X402Middleware = RequestHandler & {
   checkSupport(): Promise<SupportReport>;
   /** Close what `x402()` opened itself (a Redis ledger's connection). */
   close(): Promise<void>;
+  /**
+   * Revoke a payer's recognition (its payment was refunded): dropped from every recognition cache here
+   * at once and denied sign-in for `revocation.holdMs`; with a Redis ledger, shared with every instance
+   * before this resolves. Rejects with a GatewayError `invalid_revocation` (bad input) or
+   * `revocation_unavailable` (Redis could not take it; the payer is denied on this instance only).
+   */
+  revoke(request: RevocationRequest): Promise<RevocationReceipt>;
 };
 
 /** The payment flow `x402()` builds from its options, with what it opened: shared by every adapter. */
@@ -58,6 +72,7 @@ export interface AssembledPaymentFlow {
   routes: readonly PricedRoute[];
   checkSupport(): Promise<SupportReport>;
   close(): Promise<void>;
+  revoke(request: RevocationRequest): Promise<RevocationReceipt>;
 }
 
 /**
@@ -66,7 +81,7 @@ export interface AssembledPaymentFlow {
  * Throws {@link X402OptionsError} at start-up for any invalid option.
  */
 export function x402(options: X402Options): X402Middleware {
-  const { flow, routes, checkSupport, close } = assemblePaymentFlow(options, (req) => req as Request);
+  const { flow, routes, checkSupport, close, revoke } = assemblePaymentFlow(options, (req) => req as Request);
   let checked = false;
   const middleware: RequestHandler = (req, res, next) => {
     if (!checked) {
@@ -75,7 +90,7 @@ export function x402(options: X402Options): X402Middleware {
     }
     return flow.handle(expressRequestFacts(req), res, next, (info) => (res.locals.x402 = info));
   };
-  return Object.assign(middleware, { routes, checkSupport, close });
+  return Object.assign(middleware, { routes, checkSupport, close, revoke });
 }
 
 /**
@@ -100,12 +115,14 @@ export function assemblePaymentFlow<R>(
   // Sign-in nonces live where payments do: in Redis when instances share a Redis ledger.
   const nonceStore =
     ledgerSettings?.type === "redis" ? new RedisNonceStore({ redis: ledgerSettings.url, logger }) : undefined;
+  const revokedPayers = buildRevokedPayers(settings, routes.routes, ledgerSettings, logger, now);
   const gates = buildSignInGates(routes.routes, settings, {
     fetch: settings.fetch,
     now,
     logger,
     nonceStore,
     observer: settings.observer,
+    revokedPayers,
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
   const secretless = [settings.recognition, ...routes.routes.map((route) => route.config.recognition)].some(
@@ -164,10 +181,54 @@ export function assemblePaymentFlow<R>(
     }));
 
   const close = async (): Promise<void> => {
-    if (ledger !== settings.ledger) await ledger.close?.();
-    await nonceStore?.close();
+    // Everything is closed even when one fails; the first failure is reported.
+    const closed = await Promise.allSettled([
+      ledger !== settings.ledger ? ledger.close?.() : undefined,
+      nonceStore?.close(),
+      revokedPayers !== settings.revokedPayers ? revokedPayers.close() : undefined,
+    ]);
+    const failed = closed.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
   };
-  return { flow, routes: routes.routes, checkSupport, close };
+  const revoke = (request: RevocationRequest): Promise<RevocationReceipt> =>
+    revokePayer(revokedPayers, request, logger);
+  return { flow, routes: routes.routes, checkSupport, close, revoke };
+}
+
+/**
+ * Revoked payers: the given ones, else shared in Redis when the ledger is, else in memory. The hold
+ * must outlast what any recognition cache may serve (TTL + stale-if-error).
+ */
+function buildRevokedPayers(
+  settings: ResolvedX402Options,
+  routes: readonly PricedRoute[],
+  ledgerSettings: LedgerSettings | undefined,
+  logger: Logger,
+  now: () => number,
+): RevokedPayers {
+  if (settings.revokedPayers) return settings.revokedPayers;
+  const recognitions = [settings.recognition, ...routes.map((route) => route.config.recognition)].filter(
+    (recognition) => typeof recognition === "object",
+  );
+  let holdMs: number;
+  try {
+    holdMs = revocationHoldMs(settings.revocation?.holdMs, recognitions);
+  } catch (error) {
+    throw new X402OptionsError([(error as Error).message]);
+  }
+  const observer = settings.observer;
+  if (ledgerSettings?.type === "redis") {
+    return new RedisRevokedPayers({
+      url: ledgerSettings.url,
+      keyPrefix: settings.revocation?.keyPrefix,
+      commandTimeoutMs: ledgerSettings.commandTimeoutMs,
+      holdMs,
+      now,
+      logger,
+      observer,
+    });
+  }
+  return new MemoryRevokedPayers({ holdMs, now, observer });
 }
 
 function compileRoutes(settings: ResolvedX402Options): RouteTable {

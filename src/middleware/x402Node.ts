@@ -4,6 +4,8 @@ import type { PaywallRequestInfo } from "./PaywallObserver.js";
 import { nodeRequestFacts } from "./flow/nodeRequestFacts.js";
 import { assemblePaymentFlow, type SupportReport } from "./x402.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
+import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
+import type { RevocationReceipt } from "../recognition/revokePayer.js";
 
 /** `x402()`'s options for plain `node:http`: a `requireTls` function is given Node's request. */
 export type X402NodeOptions = Omit<X402Options, "requireTls"> & {
@@ -19,6 +21,8 @@ export type X402NodeHandler = ((
   readonly routes: readonly PricedRoute[];
   checkSupport(): Promise<SupportReport>;
   close(): Promise<void>;
+  /** Revoke a payer's recognition (a refund): see `x402().revoke`. */
+  revoke(request: RevocationRequest): Promise<RevocationReceipt>;
   /** A `node:http` request listener: the paywall in front of `handler`. */
   wrap(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -33,7 +37,7 @@ export type X402NodeHandler = ((
  * resource at the server's root (set `publicUrl` when it is mounted elsewhere).
  */
 export function x402Node(options: X402NodeOptions): X402NodeHandler {
-  const { flow, routes, checkSupport, close } = assemblePaymentFlow(options, (req) => req);
+  const { flow, routes, checkSupport, close, revoke } = assemblePaymentFlow(options, (req) => req);
   const infos = new WeakMap<ServerResponse, PaywallRequestInfo>();
   let checked = false;
   const handle = (req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> => {
@@ -51,6 +55,7 @@ export function x402Node(options: X402NodeOptions): X402NodeHandler {
     routes,
     checkSupport,
     close,
+    revoke,
     wrap,
     infoOf: (res: ServerResponse) => infos.get(res),
   });

@@ -10,7 +10,9 @@ export const ERROR_STATUS = {
   invalid_path: 400,
   invalid_method_override: 400,
   invalid_header: 400,
+  invalid_revocation: 400,
   sign_in_rejected: 401,
+  admin_unauthorized: 401,
   payment_required: 402,
   payment_mismatch: 402,
   payment_already_used: 402,
@@ -22,6 +24,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   header_too_large: 431,
   not_found: 404,
+  method_not_allowed: 405,
   internal_error: 500,
   facilitator_error: 502,
   upstream_unavailable: 502,
@@ -29,6 +32,7 @@ export const ERROR_STATUS = {
   facilitator_unavailable: 503,
   ledger_unavailable: 503,
   settlement_unknown: 503,
+  revocation_unavailable: 503,
   upstream_timeout: 504,
 } as const;
 

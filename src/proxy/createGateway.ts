@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import helmet from "helmet";
 import type { Logger } from "pino";
-import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
+import type { AdminSettings, GatewayConfig } from "../config/gatewayConfigSchema.js";
 import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import type { X402Options } from "../middleware/options.js";
 import { sendError } from "../middleware/respond.js";
@@ -10,6 +10,9 @@ import { GatewayError } from "../protocol/errors.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
 import { composeMiddleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
+import { createAdminEndpoint } from "./createAdminEndpoint.js";
+import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
+import type { RevocationReceipt } from "../recognition/revokePayer.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createReadinessProbe } from "./createReadinessProbe.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
@@ -27,6 +30,8 @@ export type GatewayPaywall = RequestHandler & {
   checkSupport?: () => Promise<unknown>;
   /** Release what the paywall opened (a Redis ledger's connection). */
   close?: () => Promise<void>;
+  /** Revoke a payer's recognition (the admin endpoint's `POST {admin.path}/revocations`). */
+  revoke?: (request: RevocationRequest) => Promise<RevocationReceipt>;
 };
 
 export interface GatewayDeps {
@@ -72,6 +77,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     logging: _logging,
     metrics: metricsSettings,
     cors,
+    admin: adminSettings,
     ...settings
   } = config;
   const paywall = (deps.paywall ?? x402)({
@@ -121,7 +127,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   }
 
   app.use(refuseFramingInConnection());
-  app.use(composeMiddleware(normalizeRequestPath(), limitRequestBody(limits.maxBodyBytes), paywall));
+  const admin = createAdmin(adminSettings, paywall, logger);
+  app.use(
+    composeMiddleware(
+      normalizeRequestPath(),
+      ...(admin ? [admin] : []),
+      limitRequestBody(limits.maxBodyBytes),
+      paywall,
+    ),
+  );
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
   const byPrefix = [...upstreams].sort((a, b) => b.prefix.length - a.prefix.length);
   for (const upstream of byPrefix) {
@@ -157,4 +171,23 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     listen: () => listenGateway(gateway),
   };
   return gateway;
+}
+
+/** The admin endpoint when `admin.enabled`; it revokes through the paywall, which must offer `revoke`. */
+function createAdmin(
+  settings: AdminSettings,
+  paywall: GatewayPaywall,
+  logger: Logger,
+): RequestHandler | undefined {
+  if (!settings.enabled) return undefined;
+  const { revoke } = paywall;
+  if (settings.token === undefined || revoke === undefined) {
+    throw new Error("admin.enabled needs admin.token and a paywall with revoke()");
+  }
+  return createAdminEndpoint({
+    path: settings.path,
+    token: settings.token,
+    revoke,
+    logger: logger.child({ component: "admin" }),
+  });
 }

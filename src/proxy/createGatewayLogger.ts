@@ -11,8 +11,15 @@ export const REDACTED_HEADERS = [
   "cookie",
 ];
 
-const censor = (value: unknown): string =>
-  typeof value === "string" ? `${value.slice(0, 8)}…[redacted ${value.length} chars]` : "[redacted]";
+/** Credentials keep only their scheme (`Bearer`): any prefix of a token is a part of the secret. */
+const CREDENTIALS = new Set(["authorization", "proxy-authorization", "cookie"]);
+
+const censor = (value: unknown, path: string[]): string => {
+  if (typeof value !== "string") return "[redacted]";
+  const name = path.at(-1)?.toLowerCase() ?? "";
+  const kept = CREDENTIALS.has(name) ? (/^[A-Za-z][\w-]* (?=\S)/.exec(value)?.[0] ?? "") : value.slice(0, 8);
+  return `${kept}…[redacted ${value.length} chars]`;
+};
 
 /**
  * pino, JSON lines, with the payment and auth headers redacted wherever a `headers` object is logged.

@@ -87,9 +87,17 @@ export function createGatewayMetrics(): GatewayMetrics {
     registers: [registry],
   });
 
+  const revocations = new Counter({
+    name: "x402_gateway_revocations_total",
+    help: "Payer revocations received: made here (local) or heard from another instance (peer); failed: Redis could not share it",
+    labelNames: ["origin", "outcome"],
+    registers: [registry],
+  });
+
   return {
     registry,
     observer: {
+      revocation: (origin, outcome) => revocations.inc({ origin, outcome }),
       lookup: (outcome) => recognitionLookups.inc({ outcome }),
       rpcCall: (ms, outcome, errorKind) =>
         recognitionRpc.observe({ outcome, error: errorKind ?? "" }, ms / 1000),

@@ -4,14 +4,18 @@ import { silentLogger } from "../common/Logger.js";
 import type { Recognizer } from "./Recognizer.js";
 import { RecognitionError } from "./RecognitionError.js";
 import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
+import { revocationKey, type RevocationListener, type RevokedPayers } from "./RevokedPayers.js";
 
-/** Where an answer came from. `stale`: a past `0x1` served while the RPC fails; `error`: none, so not recognized. */
-export type RecognitionSource = "cache" | "rpc" | "stale" | "error";
+/**
+ * Where an answer came from. `stale`: a past `0x1` served while the RPC fails; `error`: none, so not
+ * recognized; `revoked`: the payer's recognition was revoked (a refund), whatever the chain says.
+ */
+export type RecognitionSource = "cache" | "rpc" | "stale" | "error" | "revoked";
 
 export interface RecognitionCheck {
   recognized: boolean;
   source: RecognitionSource;
-  /** Set when the RPC failed (source `stale` or `error`). */
+  /** Set when the RPC (or the revocation check) failed (source `stale` or `error`). */
   error?: RecognitionError;
 }
 
@@ -33,6 +37,8 @@ export interface RecognitionStats {
   rpcLatencyMs: { count: number; sum: number; max: number };
   /** Addresses currently cached. */
   entries: number;
+  /** Answers turned to "not recognized" because the payer is revoked. */
+  revoked: number;
 }
 
 /** Receives what the cache measures as it happens; every method optional, none may throw. */
@@ -57,6 +63,8 @@ export interface RecognitionCacheOptions {
   now?: () => number;
   logger?: Logger;
   observer?: RecognitionObserver;
+  /** Revoked payers: dropped from this cache when revoked, and never recognized while denied. */
+  revokedPayers?: RevokedPayers;
 }
 
 interface Entry {
@@ -71,7 +79,7 @@ interface Entry {
  * one RPC call; when the RPC fails, a `0x1` no older than its TTL + `staleIfErrorMs` is served,
  * and anything else is "not recognized". Errors are never cached.
  */
-export class RecognitionCache implements Recognizer {
+export class RecognitionCache implements Recognizer, RevocationListener {
   private readonly source: Recognizer;
   private readonly positiveTtlMs: number;
   private readonly negativeTtlMs: number;
@@ -79,6 +87,7 @@ export class RecognitionCache implements Recognizer {
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly observer: RecognitionObserver | undefined;
+  private readonly revokedPayers: RevokedPayers | undefined;
   private readonly entries: LRUCache<string, Entry>;
   private readonly inFlight = new Map<string, Promise<RecognitionCheck>>();
   private readonly counters = {
@@ -88,6 +97,7 @@ export class RecognitionCache implements Recognizer {
     rpcCalls: 0,
     errors: 0,
     staleServed: 0,
+    revoked: 0,
     latency: { count: 0, sum: 0, max: 0 },
   };
 
@@ -107,15 +117,47 @@ export class RecognitionCache implements Recognizer {
       ttlResolution: 0,
       ttlAutopurge: false,
     });
+    this.revokedPayers = options.revokedPayers;
+    this.revokedPayers?.serve(this);
   }
 
   async isRecognized(address: string): Promise<boolean> {
     return (await this.check(address)).recognized;
   }
 
-  /** The answer for `address` (any case), with where it came from. Never throws for an RPC failure. */
+  /**
+   * The answer for `address` (any case), with where it came from. Never throws for an RPC failure.
+   * A revoked payer is not recognized; a `0x1` is confirmed against the revocations, and when they
+   * cannot be read (Redis down) it is not recognized either (fail closed).
+   */
   async check(address: string): Promise<RecognitionCheck> {
-    const key = address.toLowerCase();
+    const key = revocationKey(address);
+    const revocations = this.revokedPayers;
+    if (revocations?.deniedHere(key)) return this.denied(key);
+    const answer = await this.lookup(key, address);
+    if (!answer.recognized || revocations === undefined) return answer;
+    try {
+      if (await revocations.isRevoked(key)) return this.denied(key);
+    } catch (cause) {
+      const error = new RecognitionError("revocations_unavailable", "the revocations could not be read", {
+        cause,
+      });
+      this.logger.warn(
+        { event: "recognition_revocations_unavailable", address: key, err: (cause as Error).message },
+        "revocations could not be read; not recognized (fail closed)",
+      );
+      return { recognized: false, source: "error", error };
+    }
+    return answer;
+  }
+
+  private denied(key: string): RecognitionCheck {
+    this.counters.revoked += 1;
+    this.logger.info({ event: "recognition_revoked", address: key }, "payer revoked; not recognized");
+    return { recognized: false, source: "revoked" };
+  }
+
+  private lookup(key: string, address: string): Promise<RecognitionCheck> | RecognitionCheck {
     const entry = this.entries.get(key);
     if (entry !== undefined && this.now() < entry.freshUntil) {
       this.counters.hits += 1;
@@ -137,7 +179,12 @@ export class RecognitionCache implements Recognizer {
 
   /** Forgets what is known about `address` (e.g. after a refund). */
   forget(address: string): void {
-    this.entries.delete(address.toLowerCase());
+    this.entries.delete(revocationKey(address));
+  }
+
+  /** Forgets every answer (revocations may have been missed). */
+  clear(): void {
+    this.entries.clear();
   }
 
   stats(): RecognitionStats {
@@ -153,7 +200,8 @@ export class RecognitionCache implements Recognizer {
       const ms = this.recordLatency(started);
       const ttl = recognized ? this.positiveTtlMs : this.negativeTtlMs;
       const now = this.now();
-      if (ttl > 0) {
+      // Revoked while the call was in flight: the answer must not outlive the forget that came first.
+      if (ttl > 0 && !(recognized && this.revokedPayers?.deniedHere(key))) {
         this.entries.set(
           key,
           { recognized, freshUntil: now + ttl },

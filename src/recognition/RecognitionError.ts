@@ -1,13 +1,17 @@
 import { BaseError } from "../common/BaseError.js";
 
-/** What went wrong asking the chain; `transport` and `malformed` are the node's fault, the rest the contract's. */
+/**
+ * What went wrong asking the chain; `transport` and `malformed` are the node's fault, the rest the
+ * contract's but `revocations_unavailable`: the shared revocations (Redis) could not be read.
+ */
 export type RecognitionErrorKind =
   | "contract_not_found"
   | "entrypoint_not_found"
   | "block_not_found"
   | "contract_error"
   | "transport"
-  | "malformed";
+  | "malformed"
+  | "revocations_unavailable";
 
 /**
  * A failed `est_ouverte` call. Internal: it never reaches the wire, because a failed check only

@@ -4,6 +4,7 @@ import { recognitionExtension } from "./recognitionExtension.js";
 import { MemoryNonceStore } from "./MemoryNonceStore.js";
 import type { NonceStore } from "./NonceStore.js";
 import { RecognitionCache, type RecognitionObserver } from "./RecognitionCache.js";
+import type { RevokedPayers } from "./RevokedPayers.js";
 import { SiwxSignInGate } from "./SiwxSignInGate.js";
 import { StarknetRecognizer } from "./StarknetRecognizer.js";
 import type { MessageVerifier } from "./verifySignIn.js";
@@ -22,6 +23,8 @@ export interface SignInGateDeps {
   observer?: RecognitionObserver;
   /** Line shown to the signer above the message. */
   statement?: string;
+  /** Revoked payers (refunds): every cache built here is served by it. */
+  revokedPayers?: RevokedPayers;
 }
 
 /**
@@ -46,6 +49,7 @@ export function createSignInGate(settings: RecognitionSettings, deps: SignInGate
     now: deps.now,
     logger: deps.logger,
     observer: deps.observer,
+    revokedPayers: deps.revokedPayers,
   });
   return new SiwxSignInGate({
     cache,

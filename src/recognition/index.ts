@@ -36,3 +36,10 @@ export {
   STARKNET_RECOGNITION,
   type RecognitionExtension,
 } from "./recognitionExtension.js";
+export type { RevokedPayers, Revocation, RevocationListener, RevocationObserver } from "./RevokedPayers.js";
+export { MemoryRevokedPayers, type MemoryRevokedPayersOptions } from "./MemoryRevokedPayers.js";
+export { RedisRevokedPayers, type RedisRevokedPayersOptions } from "./RedisRevokedPayers.js";
+export { RevocationUnavailableError } from "./RevocationUnavailableError.js";
+export { parseRevocationRequest, type RevocationRequest } from "./parseRevocationRequest.js";
+export { revokePayer, type RevocationReceipt } from "./revokePayer.js";
+export { REVOCATION_DEFAULTS, type RevocationSettings } from "./revocationSettings.js";

@@ -1,0 +1,56 @@
+import { z } from "zod/v4";
+import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
+
+/** Defaults of the revocation settings, written once. */
+export const REVOCATION_DEFAULTS = {
+  /** How long a revoked payer stays denied, in ms: a day, well past the default TTL + stale-if-error (70 min). */
+  holdMs: 24 * 60 * 60_000,
+  /** Prefix of the Redis keys (`{prefix}payers`, a sorted set) and channel (`{prefix}events`). */
+  keyPrefix: "x402:revoked:",
+} as const;
+
+/** Revoked payers (refunds): how long they stay denied, and where instances share them. */
+export const revocationSettingsSchema = z.strictObject({
+  holdMs: z.number().int().positive().optional().meta({
+    description:
+      "How long a revoked payer stays denied sign-in whatever the chain answers, in ms. Default 86400000 (24 h); never less than `positiveTtlMs + staleIfErrorMs` of any recognition setting (refused at start-up).",
+  }),
+  keyPrefix: z.string().min(1).optional().meta({
+    description:
+      "With a Redis ledger: prefix of the shared revocation set (`{prefix}payers`) and channel (`{prefix}events`). Default `x402:revoked:`.",
+  }),
+});
+export type RevocationSettings = z.infer<typeof revocationSettingsSchema>;
+
+/** The TTLs a recognition setting caches for; defaults filled. */
+type CachedFor = { positiveTtlMs?: number | undefined; staleIfErrorMs?: number | undefined };
+
+/**
+ * The shortest hold that is safe: a `0x1` fetched while the revocation was made can be cached
+ * and served stale for `positiveTtlMs + staleIfErrorMs`, so the hold must outlast it.
+ */
+export function minimumRevocationHoldMs(recognitions: readonly CachedFor[]): number {
+  return Math.max(
+    0,
+    ...recognitions.map(
+      (settings) =>
+        (settings.positiveTtlMs ?? RECOGNITION_DEFAULTS.positiveTtlMs) +
+        (settings.staleIfErrorMs ?? RECOGNITION_DEFAULTS.staleIfErrorMs),
+    ),
+  );
+}
+
+/**
+ * The hold to use: `holdMs` when set (throws when it is shorter than {@link minimumRevocationHoldMs}),
+ * else the default, lengthened if a recognition setting caches longer.
+ */
+export function revocationHoldMs(holdMs: number | undefined, recognitions: readonly CachedFor[]): number {
+  const minimum = minimumRevocationHoldMs(recognitions);
+  if (holdMs === undefined) return Math.max(REVOCATION_DEFAULTS.holdMs, minimum);
+  if (holdMs < minimum) {
+    throw new Error(
+      `revocation.holdMs: expected at least ${minimum} (positiveTtlMs + staleIfErrorMs of a recognition setting), got ${holdMs}: a cached 0x1 could outlive the revocation`,
+    );
+  }
+  return holdMs;
+}
