@@ -42,6 +42,8 @@ export type DelegationRefusal =
   | {
       code: "delegation_cap_exceeded";
       link: number;
+      /** `currency`: the cap is in another currency; `amount`: below this price; `total`: spent (the ledger's). */
+      exceeded: "currency" | "amount" | "total";
       cap: { currency: string; amount: string };
       reason: string;
     };
@@ -155,6 +157,7 @@ export function checkDelegationChain(
       return refuse({
         code: "delegation_cap_exceeded",
         link,
+        exceeded: grant.cap.currency !== request.currency ? "currency" : "amount",
         cap: { currency: grant.cap.currency, amount: grant.cap.amount.toString() },
         reason:
           grant.cap.currency !== request.currency
