@@ -2,39 +2,10 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import type { GrantCharge, PaymentLedger } from "../../src/ledger/PaymentLedger.js";
-import { MemoryPaymentLedger } from "../../src/ledger/MemoryPaymentLedger.js";
-import { RedisPaymentLedger } from "../../src/ledger/RedisPaymentLedger.js";
+import { ledgerPairs } from "../support/ledgerPairs.js";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const opened: RedisPaymentLedger[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((ledger) => ledger.close()));
-});
-
-type Ledger = Required<Pick<PaymentLedger, "chargeGrants">> & PaymentLedger;
-
-/** Two handles on one ledger, as two gateway instances would have. */
-const kinds: Array<[string, () => [Ledger, Ledger]]> = [
-  [
-    "memory",
-    () => {
-      const ledger = new MemoryPaymentLedger();
-      return [ledger, ledger];
-    },
-  ],
-  [
-    "redis",
-    () => {
-      const keyPrefix = `x402-test:grants:${randomUUID()}:`;
-      const pair: [RedisPaymentLedger, RedisPaymentLedger] = [
-        new RedisPaymentLedger({ url: REDIS_URL, keyPrefix }),
-        new RedisPaymentLedger({ url: REDIS_URL, keyPrefix }),
-      ];
-      opened.push(...pair);
-      return pair;
-    },
-  ],
-];
+const { kinds, close } = ledgerPairs("x402-test:grants:");
+afterAll(close);
 
 const HOUR = () => Date.now() + 3_600_000;
 const charge = (amount: bigint, ...grants: Array<[string, bigint]>): GrantCharge => ({
