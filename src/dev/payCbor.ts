@@ -1,13 +1,19 @@
 import { cborDevPayerSeed } from "./cborDevPayers.js";
 import { payCborRoute } from "../payer/payCborRoute.js";
 import { decodeClaim } from "../protocol/cbor/Claim.js";
-import { createSigningKey, payerIdOf, type SignatureAlgorithm } from "../protocol/cbor/signatures.js";
+import { issueGrant } from "../protocol/cbor/issueGrant.js";
+import {
+  createSigningKey,
+  payerIdOf,
+  type SignatureAlgorithm,
+  type SigningKey,
+} from "../protocol/cbor/signatures.js";
 import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 
 /** `npm run pay -- --cbor <url>`: pay a GET route in application/x402+cbor and print the receipt. */
 export async function payCbor(
   url: string,
-  options: { algorithm: string; facilitator?: string | undefined; maxAmount: bigint },
+  options: { algorithm: string; facilitator?: string | undefined; maxAmount: bigint; delegate?: boolean },
 ): Promise<number> {
   if (options.algorithm !== "ed25519" && options.algorithm !== "ml-dsa-65") {
     console.error("--alg must be ed25519 or ml-dsa-65");
@@ -25,8 +31,9 @@ export async function payCbor(
   console.log(
     `payer: ${payerIdOf(key.publicKey)} (${algorithm}${seedHex === undefined ? ", local demo test key" : ""})`,
   );
+  const payment = options.delegate ? demoDelegation(key, algorithm, options.maxAmount) : { key };
   console.log(`GET ${url} (Accept: application/x402+cbor), then POST with PAYMENT-SIGNATURE`);
-  const paid = await payCborRoute(url, { key, maxAmount: options.maxAmount });
+  const paid = await payCborRoute(url, { ...payment, maxAmount: options.maxAmount });
   if (paid.payment) {
     const offer = paid.payment.request;
     console.log(`offer: ${show(offer)}`);
@@ -57,6 +64,25 @@ export async function payCbor(
   }
   console.log(`body: ${await paid.response.text()}`);
   return paid.response.ok ? 0 : 1;
+}
+
+/** A fresh agent key and a one-grant chain from `root` to it: any merchant, capped, valid for an hour. */
+function demoDelegation(root: SigningKey, algorithm: SignatureAlgorithm, cap: bigint) {
+  const key = createSigningKey(algorithm);
+  const validUntil = Math.floor(Date.now() / 1000) + 3600;
+  const currency = "USDC";
+  const delegationChain = [
+    issueGrant(root, {
+      delegate: key.publicKey,
+      scope: { kind: "any" },
+      cap: { currency, amount: cap },
+      validUntil,
+    }),
+  ];
+  console.log(
+    `agent: ${payerIdOf(key.publicKey)} (fresh key), paying through a grant from the payer above: any merchant, at most ${cap} ${currency} units, until ${new Date(validUntil * 1000).toISOString()}`,
+  );
+  return { key, delegationChain };
 }
 
 function show(value: unknown): string {

@@ -1,5 +1,16 @@
 import { randomUUID } from "node:crypto";
-import type { PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
+import type { GrantCharge, GrantChargeOutcome, PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
+
+/** A grant's total spending, or one payment's charge against its grants; both forgotten past `expiresAtMs`. */
+interface GrantSpending {
+  spent: bigint;
+  expiresAtMs: number;
+}
+interface Charge {
+  amount: bigint;
+  grantIds: string[];
+  expiresAtMs: number;
+}
 
 interface Entry {
   state: "reserved" | "spent";
@@ -18,6 +29,8 @@ export interface MemoryPaymentLedgerOptions {
  */
 export class MemoryPaymentLedger implements PaymentLedger {
   private readonly entries = new Map<string, Entry>();
+  private readonly grants = new Map<string, GrantSpending>();
+  private readonly charges = new Map<string, Charge>();
   private readonly now: () => number;
   private sweepAtSize = 1024;
 
@@ -39,7 +52,28 @@ export class MemoryPaymentLedger implements PaymentLedger {
 
   async release(id: string, token: string): Promise<void> {
     const entry = this.entries.get(id);
-    if (entry?.state === "reserved" && entry.token === token) this.entries.delete(id);
+    if (entry?.state === "reserved" && entry.token === token) {
+      this.entries.delete(id);
+      this.refund(id);
+    }
+  }
+
+  async chargeGrants(id: string, charge: GrantCharge): Promise<GrantChargeOutcome> {
+    const now = this.now();
+    if (live(this.charges.get(id), now)) return { status: "charged" };
+    for (const grant of charge.grants) {
+      const spent = live(this.grants.get(grant.id), now)?.spent ?? 0n;
+      if (spent + charge.amount > grant.cap) {
+        return { status: "cap_exceeded", grantId: grant.id, spent, cap: grant.cap };
+      }
+    }
+    for (const grant of charge.grants) {
+      const spent = live(this.grants.get(grant.id), now)?.spent ?? 0n;
+      this.grants.set(grant.id, { spent: spent + charge.amount, expiresAtMs: grant.keepUntilMs });
+    }
+    const expiresAtMs = Math.max(...charge.grants.map((grant) => grant.keepUntilMs));
+    this.charges.set(id, { amount: charge.amount, grantIds: charge.grants.map((g) => g.id), expiresAtMs });
+    return { status: "charged" };
   }
 
   async spend(id: string, token: string, options: { keepUntilMs: number }): Promise<void> {
@@ -47,6 +81,7 @@ export class MemoryPaymentLedger implements PaymentLedger {
     // A spent mark is written even if the reservation expired meanwhile: the money has moved.
     if (entry && entry.token !== token && entry.state === "spent") return;
     this.entries.set(id, { state: "spent", token, expiresAtMs: options.keepUntilMs });
+    this.charges.delete(id); // settled: the grants' charge is final
   }
 
   /** Entries currently held (reserved or spent and unexpired). */
@@ -54,8 +89,26 @@ export class MemoryPaymentLedger implements PaymentLedger {
     return this.entries.size;
   }
 
+  /** Give back what payment `id` charged its grants (nothing was settled). */
+  private refund(id: string): void {
+    const charge = this.charges.get(id);
+    if (charge === undefined) return;
+    this.charges.delete(id);
+    for (const grantId of charge.grantIds) {
+      const grant = this.grants.get(grantId);
+      if (grant) grant.spent = grant.spent > charge.amount ? grant.spent - charge.amount : 0n;
+    }
+  }
+
   private sweep(now: number): void {
     for (const [id, entry] of this.entries) if (entry.expiresAtMs <= now) this.entries.delete(id);
+    for (const map of [this.grants, this.charges]) {
+      for (const [id, entry] of map) if (entry.expiresAtMs <= now) map.delete(id);
+    }
     this.sweepAtSize = Math.max(1024, this.entries.size * 2);
   }
+}
+
+function live<T extends { expiresAtMs: number }>(entry: T | undefined, now: number): T | undefined {
+  return entry !== undefined && entry.expiresAtMs > now ? entry : undefined;
 }

@@ -2,6 +2,22 @@
 export type ReserveOutcome =
   { status: "reserved"; token: string } | { status: "in_progress" } | { status: "spent" };
 
+/** What one payment through a delegation chain charges: its amount, against every grant of the chain. */
+export interface GrantCharge {
+  amount: bigint;
+  grants: Array<{
+    /** Hex SHA-256 of the grant's claim bytes. */
+    id: string;
+    /** The most all payments under this grant may add up to. */
+    cap: bigint;
+    /** Until when the grant's spending must be remembered (past its expiry), epoch ms. */
+    keepUntilMs: number;
+  }>;
+}
+
+export type GrantChargeOutcome =
+  { status: "charged" } | { status: "cap_exceeded"; grantId: string; spent: bigint; cap: bigint };
+
 /**
  * Payment de-duplication: one payment pays for one response. A payment is reserved before it is
  * verified, then either spent (after settlement) or released (nothing settled; still usable).
@@ -15,6 +31,21 @@ export interface PaymentLedger {
   /** Mark `id` spent until `keepUntilMs` (epoch ms), replacing the reservation. */
   spend(id: string, token: string, options: { keepUntilMs: number }): Promise<void>;
   close?(): Promise<void>;
+  /**
+   * Delegation grants' spending (optional; CBOR routes that accept delegation chains need it). Charge
+   * `charge.amount` to every grant, all or none: refused when any grant's total would pass its cap.
+   * Recorded against the reserved payment `id`: charging an `id` already charged changes nothing, and
+   * `release(id, token)` gives the charge back (nothing was settled) while `spend` keeps it. Atomic
+   * across every instance that shares the ledger.
+   */
+  chargeGrants?(id: string, charge: GrantCharge): Promise<GrantChargeOutcome>;
+}
+
+/** Whether a ledger counts delegation grants' spending. */
+export function countsGrants(
+  ledger: PaymentLedger,
+): ledger is PaymentLedger & Required<Pick<PaymentLedger, "chargeGrants">> {
+  return typeof ledger.chargeGrants === "function";
 }
 
 export function isPaymentLedger(value: unknown): value is PaymentLedger {

@@ -24,6 +24,7 @@ import type { RequestFacts } from "./flow/RequestFacts.js";
 import { addVary, sendError } from "./respond.js";
 import { asGatewayError, reportPaid, reserveOrRefuse, safely } from "./flow/Exchange.js";
 import { releaseReservation } from "./releaseReservation.js";
+import { chargeGrantsOrRefuse, checkDelegationOrRefuse, type DelegationPolicy } from "./cborDelegation.js";
 
 export interface CborPaywallDeps {
   facilitator: CborFacilitator;
@@ -35,8 +36,10 @@ export interface CborPaywallDeps {
   now: () => number;
   maxHeldResponseBytes: number;
   reservationTtlMs: number;
-  /** Clock difference tolerated on a PaymentRequest's deadline, in seconds. */
+  /** Clock difference tolerated on a PaymentRequest's deadline and a grant's expiry, in seconds. */
   skewSeconds: number;
+  /** Delegation chains: their limits, or `false` to refuse them. */
+  delegation: DelegationPolicy;
 }
 
 /** A priced request the CBOR path answers. */
@@ -55,6 +58,8 @@ interface Verified {
   id: string;
   token: string;
   payer: string;
+  /** The agent that signed the intent, when it paid through a delegation chain. */
+  delegate?: string | undefined;
 }
 
 /**
@@ -148,10 +153,19 @@ export class CborPaywall {
         { details },
       );
     }
+    const delegation = checkDelegationOrRefuse(
+      this.deps.delegation,
+      match.issued.request,
+      claim,
+      payment,
+      this.deps.now(),
+    );
     const id = `cbor|${createHash("sha256").update(payment.paymentIntent).digest("hex")}`;
     const token = await reserveOrRefuse(this.deps, id, this.deps.reservationTtlMs, "payment intent");
     const started = performance.now();
     try {
+      // Released below on any failure, and the ledger refunds the grants with the reservation.
+      await chargeGrantsOrRefuse(this.deps, id, delegation, claim.quantity.amount);
       const verdict = await this.deps.facilitator.verifyCbor({
         paymentRequest: match.issued.bytes,
         paymentSignature,
@@ -166,8 +180,10 @@ export class CborPaywall {
           },
         );
       }
-      const payer = verdict.payer ?? payerIdOf(claim.subject);
-      return { issued: match.issued, payment, paymentSignature, claim, id, token, payer };
+      // Through a chain, the root pays: the agent only signs on its behalf.
+      const payer = delegation ? payerIdOf(delegation.root) : (verdict.payer ?? payerIdOf(claim.subject));
+      const delegate = delegation && payerIdOf(claim.subject);
+      return { issued: match.issued, payment, paymentSignature, claim, id, token, payer, delegate };
     } catch (error) {
       if (error instanceof GatewayError && error.code.startsWith("facilitator_")) {
         this.deps.observer.facilitatorError?.("verify", error.code);
@@ -223,6 +239,7 @@ export class CborPaywall {
       network: "x402+cbor",
       route: route.key,
       transaction: `receipt:${createHash("sha256").update(receipt).digest("hex")}`,
+      ...(verified.delegate === undefined ? {} : { delegate: verified.delegate }),
     };
     reportPaid(this.deps, info, paid, "payment settled (x402+cbor)");
     return receipt;

@@ -14,8 +14,8 @@ export interface PaywallObserver extends RecognitionObserver, RevocationObserver
   settleLatency?(ms: number, ok: boolean): void;
   facilitatorError?(endpoint: "verify" | "settle" | "supported", code: string): void;
   heldBytes?(bytes: number): void;
-  /** The payment ledger failed an operation (reserve → 503 ledger_unavailable; release/spend are logged). */
-  ledgerError?(operation: "reserve" | "release" | "spend"): void;
+  /** The payment ledger failed an operation (reserve, charge → 503 ledger_unavailable; release/spend are logged). */
+  ledgerError?(operation: "reserve" | "charge" | "release" | "spend"): void;
 }
 
 /** Per-request facts the middleware leaves in `res.locals.x402` for access logs. */

@@ -110,6 +110,8 @@ export type PaidEvent = {
   network: string;
   route: string;
   transaction: string;
+  /** x402+cbor through a delegation chain: the agent that signed (`payer` is the chain's root). */
+  delegate?: string;
 };
 export type ErrorEvent = { error: unknown; code: string; route: string | undefined };
 

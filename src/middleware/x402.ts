@@ -4,7 +4,8 @@ import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
 import { fromFacilitatorClient, isFacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
-import { isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
+import { countsGrants, isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
+import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
 import { AssetTable } from "../pricing/knownAssets.js";
 import { RouteConfigError, RouteTable, type PricedRoute } from "../pricing/RouteTable.js";
@@ -308,6 +309,13 @@ function buildCborPaywall(
       "cbor: routes offer application/x402+cbor but the facilitator instance has no verifyCbor/settleCbor: set cbor.facilitator or cborFacilitator",
     ]);
   }
+  const delegation = settings.cbor?.delegation ?? { ...DELEGATION_DEFAULTS };
+  if (delegation !== false && !countsGrants(deps.ledger)) {
+    throw new X402OptionsError([
+      "cbor.delegation: the ledger has no chargeGrants, so grant caps cannot be held across payments: give the ledger chargeGrants (docs/cbor.md, Delegation) or set cbor.delegation: false to refuse delegation chains",
+    ]);
+  }
+  const skewSeconds = settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds;
   return new CborPaywall({
     facilitator,
     ledger: deps.ledger,
@@ -318,7 +326,8 @@ function buildCborPaywall(
     now: deps.now,
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
     reservationTtlMs: settings.reservationTtlMs,
-    skewSeconds: settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds,
+    skewSeconds,
+    delegation: delegation && { ...delegation, skewSeconds },
   });
 }
 

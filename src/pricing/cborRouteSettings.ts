@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { CURRENCIES } from "../protocol/cbor/profile.js";
 import { decimalIntegerString } from "../protocol/schemas.js";
 
@@ -77,6 +78,24 @@ export const cborFacilitatorSettingsSchema = z.strictObject({
     .meta({ description: "Extra headers (e.g. auth) on every CBOR facilitator call." }),
 });
 
+/** How much of a `delegation_chain` CBOR payments may carry (docs/cbor.md, Delegation). */
+export const delegationSettingsSchema = z.strictObject({
+  maxChainLength: z.number().int().min(1).max(16).default(DELEGATION_DEFAULTS.maxChainLength).meta({
+    description:
+      "Most grants in one delegation chain; a longer chain is `402 delegation_invalid`. Default 4.",
+  }),
+  maxChainBytes: z
+    .number()
+    .int()
+    .min(256)
+    .max(64 * 1024)
+    .default(DELEGATION_DEFAULTS.maxChainBytes)
+    .meta({
+      description:
+        "Most bytes of all the grants of one chain together; more is `402 delegation_invalid`. Default 32768.",
+    }),
+});
+
 /** Settings every CBOR route shares. */
 export const cborSettingsSchema = z.strictObject({
   merchantPseudonym: z
@@ -91,12 +110,19 @@ export const cborSettingsSchema = z.strictObject({
     description:
       "Default lifetime of a CBOR offer, in seconds (deadlines fall on whole minutes). Default 300.",
   }),
-  skewSeconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(300)
-    .default(CBOR_DEFAULTS.skewSeconds)
-    .meta({ description: "Clock difference tolerated when checking a deadline, in seconds. Default 30." }),
+  skewSeconds: z.number().int().min(0).max(300).default(CBOR_DEFAULTS.skewSeconds).meta({
+    description:
+      "Clock difference tolerated when checking a deadline or a delegation grant's expiry, in seconds. Default 30.",
+  }),
+  delegation: z
+    .union([z.literal(false), delegationSettingsSchema])
+    .default({
+      maxChainLength: DELEGATION_DEFAULTS.maxChainLength,
+      maxChainBytes: DELEGATION_DEFAULTS.maxChainBytes,
+    })
+    .meta({
+      description:
+        "Payments through a `delegation_chain` (an agent paying on a root key's behalf, within each grant's scope, expiry and cap): `{ maxChainLength?, maxChainBytes? }`, or `false` to refuse every chain. On by default; needs a ledger that counts grants (the built-in ones do).",
+    }),
 });
 export type CborSettings = z.output<typeof cborSettingsSchema>;

@@ -51,8 +51,9 @@ describe("npm start", () => {
           banner!,
         )?.[1];
       expect(cborCommand).toBeDefined();
-      for (const alg of ["ed25519", "ml-dsa-65"]) {
-        const cbor = await promisify(exec)(`${cborCommand!} --alg ${alg}`, {
+      // The demo payer itself, then as the root of a demo delegation chain to a fresh agent key.
+      for (const flags of ["--alg ed25519", "--alg ml-dsa-65", "--alg ed25519 --delegate"]) {
+        const cbor = await promisify(exec)(`${cborCommand!} ${flags}`, {
           cwd: ROOT,
           env: { ...process.env, npm_config_loglevel: "error" },
         });
@@ -60,6 +61,8 @@ describe("npm start", () => {
         expect(cbor.stdout).toContain('"predicate": "was_paid"');
         expect(cbor.stdout).toContain("receipt signature: valid");
         expect(cbor.stdout).toContain('"apyPercent"');
+        if (flags.endsWith("--delegate"))
+          expect(cbor.stdout).toMatch(/^agent: ed25519:[0-9a-f]{64} \(fresh key\)/m);
       }
 
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);

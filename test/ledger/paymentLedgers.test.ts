@@ -2,42 +2,15 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import express from "express";
 import request from "supertest";
-import type { PaymentLedger } from "../../src/ledger/PaymentLedger.js";
-import { MemoryPaymentLedger } from "../../src/ledger/MemoryPaymentLedger.js";
-import { RedisPaymentLedger } from "../../src/ledger/RedisPaymentLedger.js";
+import { ledgerPairs } from "../support/ledgerPairs.js";
 import { x402 } from "../../src/index.js";
 import { startFacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, evmPayment, header, usdcRequirements } from "../support/payments.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const opened: PaymentLedger[] = [];
+const { kinds, close } = ledgerPairs("x402-test:");
 
-afterAll(async () => {
-  await Promise.all(opened.map((ledger) => ledger.close?.()));
-});
-
-/** Two handles on one ledger, as two gateway instances would have. */
-const kinds: Array<[string, () => [PaymentLedger, PaymentLedger]]> = [
-  [
-    "memory",
-    () => {
-      const ledger = new MemoryPaymentLedger();
-      return [ledger, ledger];
-    },
-  ],
-  [
-    "redis",
-    () => {
-      const keyPrefix = `x402-test:${randomUUID()}:`;
-      const pair: [PaymentLedger, PaymentLedger] = [
-        new RedisPaymentLedger({ url: REDIS_URL, keyPrefix }),
-        new RedisPaymentLedger({ url: REDIS_URL, keyPrefix }),
-      ];
-      opened.push(...pair);
-      return pair;
-    },
-  ],
-];
+afterAll(close);
 
 describe.each(kinds)("%s payment ledger", (_kind, make) => {
   it("reserves once: in progress elsewhere, spent after spend", async () => {

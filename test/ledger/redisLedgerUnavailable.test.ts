@@ -6,6 +6,13 @@ import { LedgerUnavailableError, RedisPaymentLedger } from "../../src/ledger/Red
 import { startFacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, evmPayment, header, usdcRequirements } from "../support/payments.js";
 import { closedPort } from "../proxy/support/startUpstream.js";
+import { startCborFacilitator } from "../../src/dev/startCborFacilitator.js";
+import { MemoryPaymentLedger } from "../../src/ledger/MemoryPaymentLedger.js";
+import type { PaymentLedger } from "../../src/ledger/PaymentLedger.js";
+import { issueGrant } from "../../src/protocol/cbor/issueGrant.js";
+import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
+import { fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
+import { listenOnLoopback } from "../support/listenOnLoopback.js";
 
 describe("a Redis ledger that cannot reach Redis", () => {
   it("fails every operation with LedgerUnavailableError instead of queueing it", async () => {
@@ -19,6 +26,12 @@ describe("a Redis ledger that cannot reach Redis", () => {
       await expect(ledger.spend("id", "token", { keepUntilMs: Date.now() + 1_000 })).rejects.toBeInstanceOf(
         LedgerUnavailableError,
       );
+      await expect(
+        ledger.chargeGrants("id", {
+          amount: 1n,
+          grants: [{ id: "g", cap: 1n, keepUntilMs: Date.now() + 1_000 }],
+        }),
+      ).rejects.toBeInstanceOf(LedgerUnavailableError);
     } finally {
       await ledger.close().catch(() => undefined);
     }
@@ -47,6 +60,61 @@ describe("a Redis ledger that cannot reach Redis", () => {
     } finally {
       await paywall.close().catch(() => undefined);
       await facilitator.close();
+    }
+  });
+
+  it("a grant charge that cannot reach Redis is 503 ledger_unavailable: nothing verified or served, the reservation released", async () => {
+    const cbor = await startCborFacilitator();
+    const memory = new MemoryPaymentLedger();
+    const redis = new RedisPaymentLedger({
+      url: `redis://127.0.0.1:${await closedPort()}`,
+      commandTimeoutMs: 300,
+    });
+    // Reservations where they work, grant charges where they cannot be made.
+    const ledger: PaymentLedger = {
+      reserve: (id, options) => memory.reserve(id, options),
+      release: (id, token) => memory.release(id, token),
+      spend: (id, token, options) => memory.spend(id, token, options),
+      chargeGrants: (id, charge) => redis.chargeGrants(id, charge),
+    };
+    const root = createSigningKey("ed25519");
+    const agent = createSigningKey("ed25519");
+    let served = 0;
+    const server = await listenOnLoopback(
+      express()
+        .use(
+          x402({
+            facilitator: { url: "http://127.0.0.1:9" },
+            cbor: { merchantPseudonym: "merchant:m", facilitator: { url: cbor.url } },
+            payTo: PAY_TO,
+            network: "eip155:84532",
+            routes: { "GET /priced": { cbor: { currency: "USDC", amount: "10" } } },
+            ledger,
+          }),
+        )
+        .get("/priced", (_req, res) => void (served++, res.json({ served: true }))),
+    );
+    try {
+      const { offer } = await fetchCborOffer(`${server.url}/priced`);
+      const chain = [
+        issueGrant(root, {
+          delegate: agent.publicKey,
+          scope: { kind: "any" },
+          cap: { currency: "USDC", amount: 100n },
+          validUntil: Math.floor(Date.now() / 1000) + 60,
+        }),
+      ];
+      const response = await postCborPayment(
+        `${server.url}/priced`,
+        signedIntent(offer, agent, {}, { delegationChain: chain }),
+      );
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: string }).error).toBe("ledger_unavailable");
+      expect([cbor.calls.verify, served, memory.size]).toEqual([0, 0, 0]);
+    } finally {
+      await server.close();
+      await redis.close().catch(() => undefined);
+      await cbor.stop();
     }
   });
 });

@@ -14,6 +14,8 @@ import { decodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature
 import { decodeClaim, encodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
+import { issueGrant, type GrantTerms } from "../../src/protocol/cbor/issueGrant.js";
+import type { SigningKey } from "../../src/protocol/cbor/signatures.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { x402, x402Node, type X402Options } from "../../src/index.js";
 import { sendJson } from "../support/paywallAdapters.js";
@@ -24,6 +26,8 @@ const MERCHANT = "merchant:cbor-test";
 const ed25519 = createSigningKey("ed25519");
 const mlDsa = createSigningKey("ml-dsa-65");
 const PRICE = 2_500n;
+/** Delegation roots: accounts at the facilitator; their agents have none (they pay on the root's behalf). */
+const roots = [0, 1, 2].map(() => createSigningKey("ed25519"));
 /** The clock both the paywall and the facilitator read: tests move it forward to expire offers. */
 let clockOffsetMs = 0;
 const now = () => Date.now() + clockOffsetMs;
@@ -45,6 +49,7 @@ beforeAll(async () => {
     accounts: [
       { publicKey: ed25519.publicKey, balances: { USDC: 1_000_000n } },
       { publicKey: mlDsa.publicKey, balances: { USDC: 1_000_000n } },
+      ...roots.map((root) => ({ publicKey: root.publicKey, balances: { USDC: 1_000_000n } })),
     ],
   });
 }, 60_000);
@@ -415,6 +420,174 @@ describe.each([
     });
     expect(response.status).toBe(415);
     await response.arrayBuffer();
+  });
+
+  describe("delegation chains", () => {
+    /** A chain root → … → agent over fresh intermediate keys, link i with `terms[i]`. */
+    function chain(root: SigningKey, agent: SigningKey, terms: Array<Partial<GrantTerms>>): Uint8Array[] {
+      const path = [root, ...terms.slice(1).map(() => createSigningKey("ed25519")), agent];
+      return terms.map((term, i) =>
+        issueGrant(path[i] as SigningKey, {
+          scope: { kind: "merchant", merchant: MERCHANT },
+          cap: { currency: "USDC", amount: 100n * PRICE },
+          validUntil: Math.floor(now() / 1000) + 3600,
+          ...term,
+          delegate: (path[i + 1] as SigningKey).publicKey,
+        }),
+      );
+    }
+    const paidThrough = async (path: string, agent: SigningKey, delegationChain: Uint8Array[]) => {
+      const { offer } = await fetchCborOffer(`${target.url}${path}`);
+      const response = await postCborPayment(
+        `${target.url}${path}`,
+        signedIntent(offer, agent, {}, { time: time(), delegationChain }),
+      );
+      await response.arrayBuffer();
+      return { status: response.status, code: response.headers.get("x402-error") };
+    };
+
+    it("an agent with no account pays through root → delegate → agent: the root's account is debited", async () => {
+      const root = roots[0] as SigningKey;
+      const agent = createSigningKey("ed25519");
+      const [rootBefore, merchantBefore, served] = [balance(root), merchant(), target.served("/quote")];
+      const links = chain(root, agent, [
+        { scope: { kind: "any" } },
+        { scope: { kind: "service", merchant: MERCHANT, service: "GET /quote" } },
+      ]);
+      const paid = await payCborRoute(`${target.url}/quote`, {
+        key: agent,
+        delegationChain: links,
+        now: () => time() * 1000,
+      });
+      expect(paid.response.status, paid.response.headers.get("x402-error") ?? "").toBe(200);
+      expect(verifyReceipt(paid.receipt!, cborFacilitator.receiptKey).valid).toBe(true);
+      expect(balance(root)).toBe(rootBefore! - PRICE);
+      expect(balance(agent)).toBeUndefined();
+      expect(merchant()).toBe(merchantBefore + PRICE);
+      expect(target.served("/quote")).toBe(served + 1);
+    });
+
+    it("refuses each fault of a chain with its code, settling nothing and never running the handler", async () => {
+      const root = roots[1] as SigningKey;
+      const agent = createSigningKey("ed25519");
+      const stranger = createSigningKey("ed25519");
+      const good = chain(root, agent, [{}]);
+      const flipped = good.map((grant) => {
+        const copy = new Uint8Array(grant);
+        copy[copy.length - 1] = (copy[copy.length - 1] as number) ^ 1;
+        return copy;
+      });
+      const hour = Math.floor(now() / 1000) + 3600;
+      // details.problem (malformed, bad_signature, …) is asserted by the protocol tests; the wire carries the code.
+      const cases: Array<[string, SigningKey, Uint8Array[], string, string?]> = [
+        ["malformed", agent, [new Uint8Array([0xa0])], "delegation_invalid", "malformed"],
+        ["empty", agent, [], "delegation_invalid", "malformed"],
+        ["bad signature", agent, flipped, "delegation_invalid", "bad_signature"],
+        [
+          "broken link",
+          agent,
+          [...chain(root, stranger, [{}]), ...chain(root, agent, [{}])],
+          "delegation_invalid",
+          "broken_link",
+        ],
+        ["cycle", root, chain(root, root, [{}]), "delegation_invalid", "cycle"],
+        ["too long", agent, chain(root, agent, [{}, {}, {}, {}, {}]), "delegation_invalid", "too_long"],
+        ["wrong subject", stranger, good, "delegation_invalid", "wrong_subject"],
+        ["expired", agent, chain(root, agent, [{}, { validUntil: hour - 7200 }]), "delegation_expired"],
+        [
+          "other merchant",
+          agent,
+          chain(root, agent, [{ scope: { kind: "merchant", merchant: "merchant:other" } }]),
+          "delegation_out_of_scope",
+        ],
+        [
+          "other service",
+          agent,
+          chain(root, agent, [{ scope: { kind: "service", merchant: MERCHANT, service: "GET /other" } }]),
+          "delegation_out_of_scope",
+        ],
+        [
+          "cap in STRK",
+          agent,
+          chain(root, agent, [{ cap: { currency: "STRK", amount: 10n ** 18n } }]),
+          "delegation_cap_exceeded",
+        ],
+        [
+          "cap below the price",
+          agent,
+          chain(root, agent, [{}, { cap: { currency: "USDC", amount: PRICE - 1n } }]),
+          "delegation_cap_exceeded",
+        ],
+      ];
+      const before = [
+        balance(root),
+        merchant(),
+        cborFacilitator.calls.verify,
+        cborFacilitator.calls.settle,
+        target.served("/quote"),
+      ];
+      for (const [name, signer, links, code] of cases) {
+        const { offer } = await fetchCborOffer(`${target.url}/quote`);
+        const response = await postCborPayment(
+          `${target.url}/quote`,
+          signedIntent(offer, signer, {}, { time: time(), delegationChain: links }),
+        );
+        expect(response.status, name).toBe(402);
+        expect(response.headers.get("x402-error"), name).toBe(code);
+        expect(decodePaymentRequest(new Uint8Array(await response.arrayBuffer())).serviceId).toBe(
+          "GET /quote",
+        );
+      }
+      expect([
+        balance(root),
+        merchant(),
+        cborFacilitator.calls.verify,
+        cborFacilitator.calls.settle,
+        target.served("/quote"),
+      ]).toEqual(before);
+    });
+
+    it("a grant's cap holds across payments: 10 concurrent intents under a cap of 3 prices → exactly 3 served and settled", async () => {
+      const root = roots[2] as SigningKey;
+      const agent = createSigningKey("ed25519");
+      const links = chain(root, agent, [{ cap: { currency: "USDC", amount: 3n * PRICE } }, {}]);
+      const [rootBefore, settles, served] = [
+        balance(root),
+        cborFacilitator.calls.settle,
+        target.served("/quote"),
+      ];
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, () => paidThrough("/quote", agent, links)),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 200)).toHaveLength(3);
+      for (const refused of outcomes.filter((outcome) => outcome.status !== 200)) {
+        expect(refused).toEqual({ status: 402, code: "delegation_cap_exceeded" });
+      }
+      expect(cborFacilitator.calls.settle - settles).toBe(3);
+      expect(balance(root)).toBe(rootBefore! - 3n * PRICE);
+      expect(target.served("/quote")).toBe(served + 3);
+    });
+
+    it("a payment the facilitator refuses gives its charge back: the next one under the same cap pays", async () => {
+      const root = roots[0] as SigningKey;
+      const agent = createSigningKey("ed25519");
+      const links = chain(root, agent, [{ cap: { currency: "USDC", amount: PRICE } }]);
+      const { offer } = await fetchCborOffer(`${target.url}/quote`);
+      const rootBefore = balance(root);
+      const refused = await postCborPayment(
+        `${target.url}/quote`,
+        signedIntent(offer, agent, {}, { time: time(), delegationChain: links, proof: new Uint8Array(32) }),
+      );
+      expect(refused.status).toBe(402);
+      expect(refused.headers.get("x402-error")).toBe("verification_failed");
+      await refused.arrayBuffer();
+      expect(await paidThrough("/quote", agent, links)).toEqual({ status: 200, code: null });
+      expect(await paidThrough("/quote", agent, links)).toEqual({
+        status: 402,
+        code: "delegation_cap_exceeded",
+      });
+      expect(balance(root)).toBe(rootBefore! - PRICE);
+    });
   });
 
   it("a JSON client (official @x402/fetch, on anvil) and a CBOR client pay the same route", async () => {

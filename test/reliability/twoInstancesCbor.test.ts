@@ -11,6 +11,8 @@ import {
   type CountingUpstream,
 } from "../../reliability/support/startCountingUpstream.js";
 import { fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
+import { issueGrant } from "../../src/protocol/cbor/issueGrant.js";
+import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 /** CBOR intents raced between the two instances. */
@@ -18,6 +20,9 @@ const RACES = 20;
 const PRICE = 1_000n;
 const MERCHANT = "merchant:reliability";
 const payer = cborDevPayer("ed25519");
+/** A delegation root with an account, and an agent without one that pays on its behalf. */
+const root = createSigningKey("ed25519");
+const agent = createSigningKey("ed25519");
 
 let stack: LocalStack;
 let upstream: CountingUpstream;
@@ -28,7 +33,12 @@ beforeAll(async () => {
   [stack, upstream, cbor] = await Promise.all([
     startLocalStack(),
     startCountingUpstream(),
-    startCborFacilitator({ accounts: [{ publicKey: payer.publicKey, balances: { USDC: 1_000_000n } }] }),
+    startCborFacilitator({
+      accounts: [
+        { publicKey: payer.publicKey, balances: { USDC: 1_000_000n } },
+        { publicKey: root.publicKey, balances: { USDC: 1_000_000n } },
+      ],
+    }),
   ]);
   const config = {
     ...localGatewayConfig({
@@ -100,4 +110,39 @@ describe("two gateway processes sharing Redis, paid in application/x402+cbor", (
       upstreamHits: RACES,
     });
   }, 180_000);
+
+  it("a delegation grant capped at 3 prices, 10 concurrent distinct intents split over both: exactly 3 served and settled", async () => {
+    const [a, b] = gateways as [GatewayProcess, GatewayProcess];
+    const { offer } = await fetchCborOffer(`${a.url}/intent`);
+    const chain = [
+      issueGrant(root, {
+        delegate: agent.publicKey,
+        scope: { kind: "merchant", merchant: MERCHANT },
+        cap: { currency: "USDC", amount: 3n * PRICE },
+        validUntil: Math.floor(Date.now() / 1000) + 3600,
+      }),
+    ];
+    const start = Math.floor(Date.now() / 1000);
+    const [settlesBefore, rootBefore, hitsBefore] = [
+      cbor.calls.settle,
+      cbor.payerBalance(root.publicKey, "USDC")!,
+      upstream.hits.get("/intent") ?? 0,
+    ];
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const header = signedIntent(offer, agent, {}, { time: start - i, delegationChain: chain });
+        const response = await postCborPayment(`${(i % 2 ? a : b).url}/intent`, header);
+        await response.arrayBuffer();
+        return { status: response.status, code: response.headers.get("x402-error") };
+      }),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 200)).toHaveLength(3);
+    for (const refused of outcomes.filter((outcome) => outcome.status !== 200)) {
+      expect(refused).toEqual({ status: 402, code: "delegation_cap_exceeded" });
+    }
+    expect(cbor.calls.settle - settlesBefore).toBe(3);
+    expect(rootBefore - cbor.payerBalance(root.publicKey, "USDC")!).toBe(3n * PRICE);
+    expect(cbor.payerBalance(agent.publicKey, "USDC")).toBeUndefined();
+    expect((upstream.hits.get("/intent") ?? 0) - hitsBefore).toBe(3);
+  }, 60_000);
 });

@@ -26,7 +26,14 @@ export function signedIntent(
   offer: Uint8Array,
   key: SigningKey,
   overrides: Partial<Claim> = {},
-  options: { time?: number; signer?: SigningKey; mutate?: (intent: Uint8Array) => Uint8Array } = {},
+  options: {
+    time?: number;
+    signer?: SigningKey;
+    mutate?: (intent: Uint8Array) => Uint8Array;
+    delegationChain?: Uint8Array[];
+    /** Replace the stand-in proof (to have the facilitator refuse what the gateway accepts). */
+    proof?: Uint8Array;
+  } = {},
 ): string {
   const request = decodePaymentRequest(offer);
   const claim: Claim = {
@@ -41,7 +48,12 @@ export function signedIntent(
   const intent = encodeClaim(claim);
   const signature = (options.signer ?? key).sign(intent);
   const paymentIntent = options.mutate ? options.mutate(intent) : intent;
-  const bytes = encodePaymentSignature({ paymentIntent, starkProof: standInProof(paymentIntent), signature });
+  const bytes = encodePaymentSignature({
+    paymentIntent,
+    starkProof: options.proof ?? standInProof(paymentIntent),
+    signature,
+    delegationChain: options.delegationChain,
+  });
   return Buffer.from(bytes).toString("base64");
 }
 

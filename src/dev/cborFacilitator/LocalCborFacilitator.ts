@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
+import { DELEGATION_DEFAULTS, checkDelegationChain } from "../../protocol/cbor/checkDelegationChain.js";
 import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
 import { decodeQuantifiedClaim, encodeClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
 import type {
@@ -34,7 +35,7 @@ type Checked =
 
 /**
  * The local stack's facilitator for `application/x402+cbor` (the MVP's service-auth model): payer
- * accounts known by public key, a test balance per currency, settlement as a debit and a credit in
+ * accounts known by public key (through a delegation chain, the chain's root), a test balance per currency, settlement as a debit and a credit in
  * SQLite, receipts signed with its own Ed25519 key. It cannot verify a STARK proof: it accepts only
  * the STAND-IN proof (a SHA-256 binding of the intent) and says so everywhere. Never a verifier.
  */
@@ -109,7 +110,21 @@ export class LocalCborFacilitator implements CborFacilitator {
     }
     if (!isStandInProof(payment.starkProof, payment.paymentIntent))
       return { ok: false, reason: "stand_in_proof_mismatch" };
-    const payer = payerIdOf(claim.subject);
+    let payer = payerIdOf(claim.subject);
+    if (payment.delegationChain !== undefined) {
+      // The agent signs on the root's behalf: the root's account pays. Grant caps across payments are
+      // the gateway ledger's to hold; this checks the chain for this one payment.
+      const chain = checkDelegationChain(payment.delegationChain, request, claim, {
+        ...DELEGATION_DEFAULTS,
+        skewSeconds: this.deps.skewSeconds ?? 30,
+        nowMs: this.deps.now(),
+      });
+      if (!chain.ok) {
+        const { code, reason } = chain.refusal;
+        return { ok: false, reason: `${code}: ${reason}` };
+      }
+      payer = payerIdOf(chain.root);
+    }
     const balance = this.deps.book.payerBalance(payer, claim.quantity.currency);
     if (balance === undefined) return { ok: false, reason: "unknown_payer" };
     if (balance < claim.quantity.amount) return { ok: false, reason: "insufficient_funds" };
