@@ -1,7 +1,8 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
-import { createProxyMiddleware, type Plugin } from "http-proxy-middleware";
+import { parse as parseLegacyUrl } from "node:url";
+import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
 import { METHOD_OVERRIDE_HEADERS } from "../middleware/matchPricedRequest.js";
@@ -17,6 +18,8 @@ import type { Middleware } from "./composeMiddleware.js";
 import { connectionTokens, hopByHopHeaders } from "./hopByHopHeaders.js";
 import type { ProxyTrust } from "./ProxyTrust.js";
 import { isUpstreamRequestAbandoned, trackUpstreamRequest } from "./upstreamRequests.js";
+
+type ProxyTarget = NonNullable<Options["target"]>;
 
 /** Never forwarded upstream: the payment is the gateway's business. */
 const PAYMENT_REQUEST_HEADERS = [PAYMENT_SIGNATURE, SIGN_IN_WITH_X];
@@ -144,7 +147,8 @@ export function createUpstreamProxy({ upstream, logger, trust, onError }: Upstre
       socket.setTimeout(IDLE_SOCKET_MS);
   });
   const proxy = createProxyMiddleware({
-    target: upstream.url,
+    // Parsed once: given as a string, http-proxy would parse it again for every request.
+    target: parseLegacyUrl(upstream.url) as ProxyTarget,
     agent,
     changeOrigin: true,
     ejectPlugins: true,

@@ -15,32 +15,43 @@ export const socketReading: PeerReading = {
   clientAddress: (req) => req.socket.remoteAddress ?? "",
 };
 
-/** The facts of a plain `node:http`/`node:https` request, its peer read by `peer` (lazily: most need none). */
+/** Prototype getters: one small object per request, and the peer is read only when asked (most never are). */
+class NodeRequestFacts implements RequestFacts {
+  constructor(
+    readonly raw: IncomingMessage,
+    private readonly peer: PeerReading,
+  ) {}
+
+  get method(): string {
+    return this.raw.method ?? "GET";
+  }
+  set method(method: string) {
+    this.raw.method = method;
+  }
+  get url(): string {
+    return this.raw.url ?? "/";
+  }
+  set url(url: string) {
+    this.raw.url = url;
+  }
+  get headers(): IncomingMessage["headers"] {
+    return this.raw.headers;
+  }
+  get secure(): boolean {
+    return this.peer.protocol(this.raw) === "https";
+  }
+  get protocol(): "http" | "https" {
+    return this.peer.protocol(this.raw) === "https" ? "https" : "http";
+  }
+  get clientAddress(): string {
+    return this.peer.clientAddress(this.raw);
+  }
+  get mountPath(): string {
+    return "";
+  }
+}
+
+/** The facts of a plain `node:http`/`node:https` request, its peer read by `peer`. */
 export function nodeRequestFacts(req: IncomingMessage, peer: PeerReading = socketReading): RequestFacts {
-  return {
-    get method() {
-      return req.method ?? "GET";
-    },
-    set method(method: string) {
-      req.method = method;
-    },
-    get url() {
-      return req.url ?? "/";
-    },
-    set url(url: string) {
-      req.url = url;
-    },
-    headers: req.headers,
-    get secure() {
-      return peer.protocol(req) === "https";
-    },
-    get protocol() {
-      return peer.protocol(req) === "https" ? "https" : "http";
-    },
-    get clientAddress() {
-      return peer.clientAddress(req);
-    },
-    mountPath: "",
-    raw: req,
-  };
+  return new NodeRequestFacts(req, peer);
 }
