@@ -94,12 +94,18 @@ export async function runHttpScenario(
 
     for (const name of scenario.contenders) await run(name, settings.warmupSeconds);
     const rounds = new Map<ContenderName, LoadResult[]>(scenario.contenders.map((name) => [name, []]));
+    // Server CPU per request: what the contender's own process spent, whatever else shares the cores.
+    const cpu = new Map<ContenderName, number[]>(scenario.contenders.map((name) => [name, []]));
     for (let round = 0; round < settings.rounds; round++) {
       for (const name of scenario.contenders) {
+        const server = servers.get(name) as ServerProcess;
+        const before = await server.cpuMicros();
         const result = await run(name, settings.seconds);
+        const perRequest = ((await server.cpuMicros()) - before) / result.total;
         rounds.get(name)?.push(result);
+        cpu.get(name)?.push(perRequest);
         settings.log(
-          `  [${scenario.id}] round ${round + 1} ${name}: ${fixed(result.rps)} req/s` +
+          `  [${scenario.id}] round ${round + 1} ${name}: ${fixed(result.rps)} req/s, ${fixed(perRequest)} µs CPU/req` +
             (result.wrong > 0 ? `, ${result.wrong} unexpected answers` : ""),
         );
       }
@@ -110,14 +116,14 @@ export async function runHttpScenario(
     const floor = rounds.get(scenario.floor) ?? [];
     const label = (name: ContenderName) => scenario.labels[name] ?? name;
     const lines = [
-      `| contender | req/s (median) | p50 ms | p99 ms | peak RSS MiB | × ${label(scenario.floor)} | req/s per round | unexpected answers |`,
-      "|---|--:|--:|--:|--:|--:|---|--:|",
+      `| contender | req/s (median) | p50 ms | p99 ms | peak RSS MiB | × ${label(scenario.floor)} | req/s per round | server CPU µs/req | unexpected answers |`,
+      "|---|--:|--:|--:|--:|--:|---|--:|--:|",
     ];
     for (const name of scenario.contenders) {
       const results = rounds.get(name) ?? [];
       const wrong = results.reduce((sum, r) => sum + r.wrong, 0);
       lines.push(
-        `| ${label(name)} | ${fixed(median(results.map((r) => r.rps)))} | ${fixed(median(results.map((r) => r.p50)))} | ${fixed(median(results.map((r) => r.p99)))} | ${mib(rss.get(name) ?? 0)} | ${fixed(pairedRatio(results, floor), 2)} | ${results.map((r) => fixed(r.rps)).join(", ")} | ${wrong}${exhausted.has(name) ? " (payment pool exhausted: payments reused)" : ""} |`,
+        `| ${label(name)} | ${fixed(median(results.map((r) => r.rps)))} | ${fixed(median(results.map((r) => r.p50)))} | ${fixed(median(results.map((r) => r.p99)))} | ${mib(rss.get(name) ?? 0)} | ${fixed(pairedRatio(results, floor), 2)} | ${results.map((r) => fixed(r.rps)).join(", ")} | ${fixed(median(cpu.get(name) ?? []))} | ${wrong}${exhausted.has(name) ? " (payment pool exhausted: payments reused)" : ""} |`,
       );
     }
     const targets: TargetResult[] = scenario.targets.map(({ contender, versus, min }) => {

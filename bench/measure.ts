@@ -43,6 +43,8 @@ export interface ServerProcess {
   pid: number;
   /** Peak RSS of the server process so far, in bytes. */
   peakRss(): Promise<number>;
+  /** CPU time (user + system) the server process used so far, in µs. */
+  cpuMicros(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,11 @@ export async function startServer(
     peakRss: () => {
       const answer = once(child, (m) => (m as { maxRssBytes?: number }).maxRssBytes, `${name} rss`);
       child.send("rss");
+      return answer;
+    },
+    cpuMicros: () => {
+      const answer = once(child, (m) => (m as { cpuMicros?: number }).cpuMicros, `${name} cpu`);
+      child.send("cpu");
       return answer;
     },
     close: async () => {

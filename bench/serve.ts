@@ -2,7 +2,8 @@ import { contenders, isContenderName, type ContenderOptions } from "./contenders
 
 /**
  * One contender in its own process, driven by the bench runner over IPC: it says `{ url }` once listening,
- * answers `"rss"` with its peak RSS, and exits on `"close"` (so `--cpu-prof` gets written).
+ * answers `"rss"` with its peak RSS and `"cpu"` with the CPU time it used so far, and exits on `"close"`
+ * (so `--cpu-prof` gets written).
  */
 const [name = "", optionsJson = "{}"] = process.argv.slice(2);
 if (!isContenderName(name) || process.send === undefined) {
@@ -14,5 +15,9 @@ const running = await contenders[name](options);
 process.send({ url: running.url });
 process.on("message", (message) => {
   if (message === "rss") process.send?.({ maxRssBytes: process.resourceUsage().maxRSS * 1024 });
+  if (message === "cpu") {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpuMicros: user + system });
+  }
   if (message === "close") void running.close().finally(() => process.exit(0));
 });

@@ -13,7 +13,8 @@ export interface Offer {
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** Answer `status` with `body` as JSON (a HEAD request gets the headers only: Node drops its body). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader("Content-Type", JSON_CONTENT_TYPE);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { X402Options } from "./options.js";
 import type { PaywallRequestInfo } from "./PaywallObserver.js";
 import { nodeRequestFacts } from "./flow/nodeRequestFacts.js";
+import type { RequestFacts } from "./flow/RequestFacts.js";
 import { assemblePaymentFlow, type SupportReport } from "./x402.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
@@ -37,6 +38,17 @@ export type X402NodeHandler = ((
  * resource at the server's root (set `publicUrl` when it is mounted elsewhere).
  */
 export function x402Node(options: X402NodeOptions): X402NodeHandler {
+  return nodePaywall(options, nodeRequestFacts);
+}
+
+/**
+ * {@link x402Node} reading each request through `factsOf`: how a server that trusts a proxy's
+ * `X-Forwarded-*` (the gateway) gives the flow the client's address and protocol.
+ */
+export function nodePaywall(
+  options: X402NodeOptions,
+  factsOf: (req: IncomingMessage) => RequestFacts,
+): X402NodeHandler {
   const { flow, routes, checkSupport, close, revoke } = assemblePaymentFlow(options, (req) => req);
   const infos = new WeakMap<ServerResponse, PaywallRequestInfo>();
   let checked = false;
@@ -45,7 +57,7 @@ export function x402Node(options: X402NodeOptions): X402NodeHandler {
       checked = true;
       void checkSupport();
     }
-    return flow.handle(nodeRequestFacts(req), res, next, (info) => infos.set(res, info));
+    return flow.handle(factsOf(req), res, next, (info) => infos.set(res, info));
   };
   const wrap =
     (handler: (req: IncomingMessage, res: ServerResponse) => void) =>

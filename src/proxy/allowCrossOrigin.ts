@@ -1,5 +1,6 @@
-import type { RequestHandler } from "express";
 import type { CorsSettings } from "../config/gatewayConfigSchema.js";
+import { addVary } from "../middleware/respond.js";
+import type { Middleware } from "./composeMiddleware.js";
 
 /** Request headers a paying browser client sends. */
 const ALLOWED_HEADERS = "Content-Type, Authorization, PAYMENT-SIGNATURE, SIGN-IN-WITH-X";
@@ -10,13 +11,13 @@ const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X402-Error, Retry-A
  * CORS for browser apps that pay through the gateway: answers preflights itself (never priced, never
  * forwarded) and lets allowed origins read the payment headers. Does nothing when no origin is allowed.
  */
-export function allowCrossOrigin(settings: CorsSettings): RequestHandler {
+export function allowCrossOrigin(settings: CorsSettings): Middleware {
   const anyOrigin = settings.allowedOrigins.includes("*");
   const origins = new Set(settings.allowedOrigins.map((origin) => origin.toLowerCase()));
   return (req, res, next) => {
     const origin = req.headers.origin;
     if (settings.allowedOrigins.length === 0 || origin === undefined) return next();
-    res.append("Vary", "Origin");
+    addVary(res, "Origin");
     if (!anyOrigin && !origins.has(origin.toLowerCase())) return next();
     res.setHeader("Access-Control-Allow-Origin", anyOrigin ? "*" : origin);
     res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
@@ -24,7 +25,8 @@ export function allowCrossOrigin(settings: CorsSettings): RequestHandler {
       res.setHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE");
       res.setHeader("Access-Control-Allow-Headers", ALLOWED_HEADERS);
       res.setHeader("Access-Control-Max-Age", String(settings.maxAgeSeconds));
-      res.status(204).end();
+      res.statusCode = 204;
+      res.end();
       return;
     }
     next();

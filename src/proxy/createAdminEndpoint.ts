@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { RequestHandler } from "express";
 import type { Logger } from "pino";
 import { headerOf, splitUrl } from "../middleware/requestParts.js";
 import { sendError } from "../middleware/respond.js";
 import { lenientReadings } from "../pricing/lenientReadings.js";
 import { GatewayError } from "../protocol/errors.js";
+import type { Middleware } from "./composeMiddleware.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
 
@@ -19,6 +19,8 @@ export interface AdminEndpointOptions {
   token: string;
   /** Revoke a payer: the paywall's `revoke`. */
   revoke(request: RevocationRequest): Promise<RevocationReceipt>;
+  /** The client's address, for the log of a refused request (the gateway reads it through `trustProxy`). */
+  clientAddress(req: IncomingMessage): string | undefined;
   logger: Logger;
 }
 
@@ -30,7 +32,7 @@ const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8
  * The token is checked first (constant time), before anything else is read; nothing under `path`,
  * nor any path a lenient server could read as under it, reaches the paywall or an upstream.
  */
-export function createAdminEndpoint(options: AdminEndpointOptions): RequestHandler {
+export function createAdminEndpoint(options: AdminEndpointOptions): Middleware {
   const base = options.path.toLowerCase();
   const revocations = `${base}/revocations`;
   const expected = digest(options.token);
@@ -45,7 +47,7 @@ export function createAdminEndpoint(options: AdminEndpointOptions): RequestHandl
   };
 
   return async (req, res, next) => {
-    const { pathname } = splitUrl(req.url);
+    const { pathname } = splitUrl(req.url ?? "/");
     if (!under(pathname)) {
       const readings = lenientReadings(pathname);
       if (readings !== undefined && ![...readings].some(under)) return next();
@@ -60,7 +62,7 @@ export function createAdminEndpoint(options: AdminEndpointOptions): RequestHandl
     if (!authorized(req)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="x402-gateway admin"');
       options.logger.warn(
-        { event: "admin_unauthorized", path: pathname, ip: req.ip },
+        { event: "admin_unauthorized", path: pathname, ip: options.clientAddress(req) },
         "admin request without a valid token",
       );
       return refuse(
@@ -102,8 +104,13 @@ export function createAdminEndpoint(options: AdminEndpointOptions): RequestHandl
     }
     try {
       const receipt = await options.revoke(request as RevocationRequest);
-      res.setHeader("Cache-Control", "no-store");
-      res.status(200).json({ ...receipt, until: new Date(receipt.until).toISOString() });
+      const body = JSON.stringify({ ...receipt, until: new Date(receipt.until).toISOString() });
+      res.writeHead(200, {
+        "Cache-Control": "no-store",
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": Buffer.byteLength(body),
+      });
+      res.end(body);
     } catch (error) {
       if (error instanceof GatewayError) return sendError(res, error);
       throw error;

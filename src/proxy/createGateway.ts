@@ -1,14 +1,15 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AdminSettings, GatewayConfig } from "../config/gatewayConfigSchema.js";
 import { isLoopbackHost } from "../config/isLoopbackHost.js";
-import type { X402Options } from "../middleware/options.js";
+import type { PaywallRequestInfo } from "../middleware/PaywallObserver.js";
 import { sendError } from "../middleware/respond.js";
-import { x402 } from "../middleware/x402.js";
+import { nodeRequestFacts } from "../middleware/flow/nodeRequestFacts.js";
+import { nodePaywall, type X402NodeOptions } from "../middleware/x402Node.js";
 import { GatewayError } from "../protocol/errors.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
-import { composeMiddleware } from "./composeMiddleware.js";
+import { composeMiddleware, type Middleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createAdminEndpoint } from "./createAdminEndpoint.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
@@ -17,39 +18,51 @@ import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createReadinessProbe } from "./createReadinessProbe.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
+import { healthRoutes, type DrainState } from "./healthRoutes.js";
 import { limitRequestBody } from "./limitRequestBody.js";
-import { normalizeRequestPath } from "./normalizeRequestPath.js";
-import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
-import { precomputeHeaders } from "./precomputeHeaders.js";
-import { addHealthRoutes, type DrainState } from "./addHealthRoutes.js";
 import { listenGateway, type RunningGateway } from "./listenGateway.js";
+import { metricsRoute } from "./metricsRoute.js";
+import { normalizeRequestPath } from "./normalizeRequestPath.js";
+import { precomputeHeaders } from "./precomputeHeaders.js";
+import { ProxyTrust } from "./ProxyTrust.js";
+import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
+import { routedPath, serveLocalRoutes, type LocalRoute } from "./serveLocalRoutes.js";
 
-/** What the gateway needs from the paywall: a middleware, and optionally what `x402()` adds. */
-export type GatewayPaywall = RequestHandler & {
+/**
+ * What the gateway needs from the paywall: a connect-style `node:http` middleware (as `x402Node()` is),
+ * and optionally what `x402Node()` adds.
+ */
+export type GatewayPaywall = ((req: IncomingMessage, res: ServerResponse, next: () => void) => unknown) & {
   /** Ask the facilitator's `/supported` and log unsupported routes. */
   checkSupport?: () => Promise<unknown>;
   /** Release what the paywall opened (a Redis ledger's connection). */
   close?: () => Promise<void>;
+  /** The outcome record of a priced request, for the access log and the metrics. */
+  infoOf?: (res: ServerResponse) => PaywallRequestInfo | undefined;
   /** Revoke a payer's recognition (the admin endpoint's `POST {admin.path}/revocations`). */
   revoke?: (request: RevocationRequest) => Promise<RevocationReceipt>;
 };
 
 export interface GatewayDeps {
-  /** Builds the paywall from the config's settings; `x402` by default. */
-  paywall?: (options: X402Options) => GatewayPaywall;
+  /**
+   * Builds the paywall from the config's settings; by default `x402Node()`'s paywall reading the client's
+   * address and protocol as the gateway does (`X-Forwarded-*` from `trustProxy` peers only).
+   */
+  paywall?: (options: X402NodeOptions) => GatewayPaywall;
   /** pino logger; by default one at `logging.level` on stdout. */
   logger?: Logger;
   /** `fetch` for the facilitator and the readiness probes. */
   fetch?: typeof fetch;
-  /** Extra `x402()` options only code can give (a facilitator or ledger instance, `onPaid`, a clock…). */
-  paywallOverrides?: Partial<X402Options>;
+  /** Extra paywall options only code can give (a facilitator or ledger instance, `onPaid`, a clock…). */
+  paywallOverrides?: Partial<X402NodeOptions>;
 }
 
 export type { RunningGateway };
 
 /** An assembled gateway, not yet listening: {@link listenGateway} serves it. */
 export interface Gateway {
-  app: Express;
+  /** The gateway as a `node:http` request listener (serve it, or hand it to supertest). */
+  app: RequestListener;
   metrics: GatewayMetrics;
   logger: Logger;
   config: GatewayConfig;
@@ -60,7 +73,11 @@ export interface Gateway {
   listen(): Promise<RunningGateway>;
 }
 
-/** The standalone gateway: health, metrics, path and body limits, the paywall, then the upstream proxies. */
+/**
+ * The standalone gateway, a plain `node:http` pipeline: access log and metrics, drain, security headers,
+ * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, and the
+ * upstream proxies (longest prefix first); `404 not_found` when none serves the path.
+ */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const logger = deps.logger ?? createGatewayLogger(config.logging.level);
   const metrics = createGatewayMetrics();
@@ -80,25 +97,26 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     admin: adminSettings,
     ...settings
   } = config;
-  const paywall = (deps.paywall ?? x402)({
+  const trust = new ProxyTrust(trustProxy);
+  const paywall = (
+    deps.paywall ?? ((options) => nodePaywall(options, (req) => nodeRequestFacts(req, trust)))
+  )({
     ...settings,
     logger: logger.child({ component: "x402" }),
     observer: metrics.observer,
     fetch: deps.fetch,
-    // Plain HTTP is fine on a loopback listener, or when a trusted proxy says the client used HTTPS
-    // (Express's req.secure reads X-Forwarded-Proto only from `trustProxy` addresses).
-    requireTls: (req) => !tls && !loopbackListener && !req.secure,
+    // Plain HTTP is fine on a loopback listener, or when a trusted proxy says the client used HTTPS.
+    requireTls: (req) => !tls && !loopbackListener && trust.protocol(req) !== "https",
     ...deps.paywallOverrides,
   });
 
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("trust proxy", trustProxy.length > 0 ? trustProxy : false);
   const accessLog = createAccessLog({
     logger,
+    infoOf: (res) => paywall.infoOf?.(res),
+    clientAddress: (req) => trust.clientAddress(req),
     onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds),
   });
-  const closeWhileDraining: RequestHandler = (_req, res, next) => {
+  const closeWhileDraining: Middleware = (_req, res, next) => {
     if (drain.draining) res.setHeader("Connection", "close");
     next();
   };
@@ -114,43 +132,34 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       crossOriginResourcePolicy: { policy: "cross-origin" },
     }),
   );
-  // One router layer for what every request goes through first.
-  app.use(composeMiddleware(accessLog, closeWhileDraining, securityHeaders, allowCrossOrigin(cors)));
-
-  addHealthRoutes(app, createReadinessProbe(config, fetchImpl, logger), drain);
-  if (metricsSettings.enabled) {
-    app.get(metricsSettings.path, async (_req, res) => {
-      res.setHeader("Content-Type", metrics.registry.contentType);
-      res.setHeader("Cache-Control", "no-store");
-      res.send(await metrics.registry.metrics());
-    });
-  }
-
-  app.use(refuseFramingInConnection());
-  const admin = createAdmin(adminSettings, paywall, logger);
-  app.use(
-    composeMiddleware(
-      normalizeRequestPath(),
-      ...(admin ? [admin] : []),
-      limitRequestBody(limits.maxBodyBytes),
-      paywall,
-    ),
-  );
+  const localRoutes: LocalRoute[] = [...healthRoutes(createReadinessProbe(config, fetchImpl, logger), drain)];
+  if (metricsSettings.enabled) localRoutes.push(metricsRoute(metricsSettings.path, metrics));
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
-  const byPrefix = [...upstreams].sort((a, b) => b.prefix.length - a.prefix.length);
-  for (const upstream of byPrefix) {
-    app.use(
+  const proxies = [...upstreams]
+    .sort((a, b) => b.prefix.length - a.prefix.length)
+    .map((upstream) =>
       createUpstreamProxy({
         upstream,
         logger,
+        trust,
         onError: (code) => metrics.upstreamError(upstream.prefix, code),
       }),
     );
-  }
-  app.use((req, res) => {
-    sendError(res, new GatewayError("not_found", `no upstream serves ${req.path}`));
-  });
-  const onError: ErrorRequestHandler = (error, _req, res, _next) => {
+
+  const pipeline = composeMiddleware(
+    accessLog,
+    closeWhileDraining,
+    securityHeaders,
+    allowCrossOrigin(cors),
+    serveLocalRoutes(localRoutes),
+    refuseFramingInConnection(),
+    normalizeRequestPath(),
+    ...createAdmin(adminSettings, paywall, logger, (req) => trust.clientAddress(req)),
+    limitRequestBody(limits.maxBodyBytes),
+    paywall,
+    ...proxies,
+  );
+  const fail = (error: unknown, res: ServerResponse): void => {
     const gatewayError =
       error instanceof GatewayError
         ? error
@@ -159,7 +168,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     if (res.headersSent) return void res.destroy();
     sendError(res, gatewayError);
   };
-  app.use(onError);
+  const app: RequestListener = (req, res) =>
+    pipeline(req, res, (error) => {
+      if (error !== undefined) return fail(error, res);
+      sendError(res, new GatewayError("not_found", `no upstream serves ${routedPath(req.url)}`));
+    });
 
   const gateway: Gateway = {
     app,
@@ -178,16 +191,20 @@ function createAdmin(
   settings: AdminSettings,
   paywall: GatewayPaywall,
   logger: Logger,
-): RequestHandler | undefined {
-  if (!settings.enabled) return undefined;
+  clientAddress: (req: IncomingMessage) => string | undefined,
+): Middleware[] {
+  if (!settings.enabled) return [];
   const { revoke } = paywall;
   if (settings.token === undefined || revoke === undefined) {
     throw new Error("admin.enabled needs admin.token and a paywall with revoke()");
   }
-  return createAdminEndpoint({
-    path: settings.path,
-    token: settings.token,
-    revoke,
-    logger: logger.child({ component: "admin" }),
-  });
+  return [
+    createAdminEndpoint({
+      path: settings.path,
+      token: settings.token,
+      revoke,
+      clientAddress,
+      logger: logger.child({ component: "admin" }),
+    }),
+  ];
 }

@@ -1,8 +1,8 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
-import type { Request, RequestHandler } from "express";
-import { createProxyMiddleware, type Plugin } from "http-proxy-middleware";
+import { parse as parseLegacyUrl } from "node:url";
+import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
 import { METHOD_OVERRIDE_HEADERS } from "../middleware/matchPricedRequest.js";
@@ -14,8 +14,12 @@ import {
   PAYMENT_SIGNATURE,
   SIGN_IN_WITH_X,
 } from "../protocol/headers.js";
+import type { Middleware } from "./composeMiddleware.js";
 import { connectionTokens, hopByHopHeaders } from "./hopByHopHeaders.js";
+import type { ProxyTrust } from "./ProxyTrust.js";
 import { isUpstreamRequestAbandoned, trackUpstreamRequest } from "./upstreamRequests.js";
+
+type ProxyTarget = NonNullable<Options["target"]>;
 
 /** Never forwarded upstream: the payment is the gateway's business. */
 const PAYMENT_REQUEST_HEADERS = [PAYMENT_SIGNATURE, SIGN_IN_WITH_X];
@@ -42,6 +46,8 @@ const READ_TIMEOUT = "UPSTREAM_READ_TIMEOUT";
 export interface UpstreamProxyOptions {
   upstream: UpstreamSettings;
   logger: Logger;
+  /** Whose `X-Forwarded-*` are believed, and so extended rather than replaced. */
+  trust: ProxyTrust;
   onError?: (code: string) => void;
 }
 
@@ -59,9 +65,9 @@ export function isUnderPrefix(path: string, prefix: string): boolean {
 /**
  * Forward requests under one upstream's prefix with http-proxy-middleware: the path as given (already
  * normalised), the body streamed, payment and hop-by-hop headers dropped, `X-Forwarded-*` set from what
- * Express believes (trusted proxies only), connect and read timeouts, errors as the flat error body.
+ * the gateway believes (trusted proxies only), connect and read timeouts, errors as the flat error body.
  */
-export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxyOptions): RequestHandler {
+export function createUpstreamProxy({ upstream, logger, trust, onError }: UpstreamProxyOptions): Middleware {
   const answered = new WeakSet<IncomingMessage>();
   const closeWanted = new WeakSet<IncomingMessage>();
 
@@ -141,7 +147,8 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
       socket.setTimeout(IDLE_SOCKET_MS);
   });
   const proxy = createProxyMiddleware({
-    target: upstream.url,
+    // Parsed once: given as a string, http-proxy would parse it again for every request.
+    target: parseLegacyUrl(upstream.url) as ProxyTarget,
     agent,
     changeOrigin: true,
     ejectPlugins: true,
@@ -149,22 +156,23 @@ export function createUpstreamProxy({ upstream, logger, onError }: UpstreamProxy
   });
 
   return (req, res, next) => {
-    const path = req.url.split("?")[0] ?? "/";
-    if (!isUnderPrefix(path, upstream.prefix)) return next();
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    if (!isUnderPrefix(query === -1 ? url : url.slice(0, query), upstream.prefix)) return next();
     if (connectionTokens(req.headers).includes("close")) closeWanted.add(req);
-    prepareForwardedHeaders(req);
+    prepareForwardedHeaders(req, trust);
     return void proxy(req, res, next);
   };
 }
 
 /** Replace the request's headers with what the upstream may see (setupOutgoing copies `req.headers`). */
-function prepareForwardedHeaders(req: Request): void {
+function prepareForwardedHeaders(req: IncomingMessage, trust: ProxyTrust): void {
   const peer = req.socket.remoteAddress ?? "";
-  const trusted = (req.app.get("trust proxy fn") as (address: string, hop: number) => boolean)(peer, 0);
+  const trusted = trust.trusts(peer);
   const priorFor = trusted ? req.headers["x-forwarded-for"] : undefined;
   const forwardedFor = [priorFor, peer].filter((part) => part !== undefined && part !== "").join(", ");
-  const proto = req.protocol;
-  const host = req.host;
+  const proto = trust.protocol(req);
+  const host = trust.host(req);
   const headers = { ...req.headers };
   // `Expect` was answered here already (Node sends 100 Continue), so it is not the upstream's to answer.
   // Method overrides: the upstream must run the method that was priced, not one a header names.
@@ -178,7 +186,9 @@ function prepareForwardedHeaders(req: Request): void {
   // Other client-IP headers are believed by some upstreams: from an untrusted client they are lies.
   if (!trusted) for (const name of CLIENT_IP_HEADERS) delete headers[name];
   headers["x-real-ip"] =
-    trusted && typeof req.headers["x-real-ip"] === "string" ? req.headers["x-real-ip"] : (req.ip ?? peer);
+    trusted && typeof req.headers["x-real-ip"] === "string"
+      ? req.headers["x-real-ip"]
+      : trust.clientAddress(req);
   headers["x-forwarded-for"] = forwardedFor;
   headers["x-forwarded-proto"] = proto;
   if (host) headers["x-forwarded-host"] = host;

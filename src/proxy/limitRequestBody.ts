@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Middleware } from "./composeMiddleware.js";
 import { sendError } from "../middleware/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import { abandonUpstreamRequest } from "./upstreamRequests.js";
@@ -13,7 +13,7 @@ const tooLarge = (maxBytes: number) =>
  * is verified or forwarded; a chunked body is counted as it streams to the upstream, and the upstream
  * request is cut the moment it passes the cap (the client gets 413; a held payment is not settled).
  */
-export function limitRequestBody(maxBytes: number): RequestHandler {
+export function limitRequestBody(maxBytes: number): Middleware {
   return (req, res, next) => {
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) > maxBytes) {

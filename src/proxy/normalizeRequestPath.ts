@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Middleware } from "./composeMiddleware.js";
 import { splitUrl } from "../middleware/requestParts.js";
 import { markNormalized } from "../middleware/normalizedRequests.js";
 import { sendError } from "../middleware/respond.js";
@@ -9,9 +9,9 @@ import { GatewayError } from "../protocol/errors.js";
  * Rewrite `req.url` to the one normalised path the paywall prices, for every request, so a free route is
  * forwarded exactly as the price table read it; a path without a single reading is refused.
  */
-export function normalizeRequestPath(): RequestHandler {
+export function normalizeRequestPath(): Middleware {
   return (req, res, next) => {
-    const { pathname, search } = splitUrl(req.url);
+    const { pathname, search } = splitUrl(req.url ?? "/");
     const normalized = normalizePath(pathname);
     if (!normalized.ok) {
       return sendError(
@@ -26,7 +26,7 @@ export function normalizeRequestPath(): RequestHandler {
       );
     }
     req.url = normalized.path + search;
-    markNormalized(req);
+    markNormalized(req as { url: string });
     next();
   };
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Middleware } from "./composeMiddleware.js";
 import { sendError } from "../middleware/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import { connectionTokens, FRAMING_HEADERS } from "./hopByHopHeaders.js";
@@ -7,7 +7,7 @@ import { connectionTokens, FRAMING_HEADERS } from "./hopByHopHeaders.js";
  * `Connection: content-length` (or `transfer-encoding`, `host`) would make a proxy drop the header that
  * frames or routes the request and forward the body unframed: refused with `400 invalid_header`.
  */
-export function refuseFramingInConnection(): RequestHandler {
+export function refuseFramingInConnection(): Middleware {
   return (req, res, next) => {
     const named = connectionTokens(req.headers).filter((name) => FRAMING_HEADERS.includes(name));
     if (named.length === 0) return next();

@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { x402 } from "../../src/middleware/x402.js";
+import { x402Node } from "../../src/middleware/x402Node.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
 import { gatewayConfig } from "./support/gatewayConfig.js";
@@ -199,7 +199,7 @@ describe("standalone gateway: Redis ledger", () => {
     const gateway = createGateway(config, {
       logger: createGatewayLogger("silent"),
       paywall: (options) => {
-        const middleware = x402(options);
+        const middleware = x402Node(options);
         const close = middleware.close;
         return Object.assign(middleware, { close: () => close().then(() => void closed++) });
       },

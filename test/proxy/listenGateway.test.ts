@@ -31,6 +31,29 @@ describe("the gateway is built apart from listening", () => {
     expect(gateway.drain.draining).toBe(false);
   });
 
+  it("its own routes are read as Express routed them: any case, one trailing slash, GET and HEAD only", async () => {
+    const gateway = createGateway(config());
+    for (const path of ["/healthz", "/HealthZ", "/healthz/", "/healthz?probe=1"]) {
+      const response = await request(gateway.app).get(path);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: "ok" });
+    }
+    const head = await request(gateway.app).head("/healthz");
+    expect(head.status).toBe(200);
+    expect(head.headers["content-type"]).toMatch(/^application\/json/);
+    const metrics = await request(gateway.app).get("/metrics");
+    expect(metrics.text).toContain("x402_gateway_requests_total");
+    // Not the gateway's own: these go on to the upstream like any unpriced path.
+    const before = upstream.seen.length;
+    for (const path of ["/healthz//", "/healthzz"]) await request(gateway.app).get(path);
+    await request(gateway.app).post("/healthz").send("{}");
+    expect(upstream.seen.slice(before).map((seen) => `${seen.method} ${seen.url}`)).toEqual([
+      "GET /healthz",
+      "GET /healthzz",
+      "POST /healthz",
+    ]);
+  });
+
   it("listenGateway serves it; close() drains: /readyz is 503 draining and answers say Connection: close", async () => {
     const gateway = createGateway(config());
     const running = await listenGateway(gateway);
