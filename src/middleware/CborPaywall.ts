@@ -15,6 +15,7 @@ import { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
 import { markCborPaid, sendCborPaymentRequired } from "./cborResponses.js";
 import { dropPaymentContentType } from "./cborRouting.js";
+import { enforceHumanityGate } from "./enforceHumanityGate.js";
 import { serveHeld } from "./flow/serveHeld.js";
 import type { Logger } from "../common/Logger.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
@@ -148,6 +149,7 @@ export class CborPaywall {
         { details },
       );
     }
+    enforceHumanityGate(cborOffer(route), payment, claim, this.deps);
     const id = `cbor|${createHash("sha256").update(payment.paymentIntent).digest("hex")}`;
     const token = await reserveOrRefuse(this.deps, id, this.deps.reservationTtlMs, "payment intent");
     const started = performance.now();
