@@ -1,4 +1,5 @@
 import { cborDevPayerSeed } from "./cborDevPayers.js";
+import { requestDemoHumanityClaim } from "./demoHumanityIssuer.js";
 import { payCborRoute } from "../payer/payCborRoute.js";
 import { decodeClaim } from "../protocol/cbor/Claim.js";
 import { createSigningKey, payerIdOf, type SignatureAlgorithm } from "../protocol/cbor/signatures.js";
@@ -7,7 +8,13 @@ import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 /** `npm run pay -- --cbor <url>`: pay a GET route in application/x402+cbor and print the receipt. */
 export async function payCbor(
   url: string,
-  options: { algorithm: string; facilitator?: string | undefined; maxAmount: bigint },
+  options: {
+    algorithm: string;
+    facilitator?: string | undefined;
+    /** The humanity issuer to ask when the offer wants a claim; default `{facilitator}/humanity`. */
+    humanity?: string | undefined;
+    maxAmount: bigint;
+  },
 ): Promise<number> {
   if (options.algorithm !== "ed25519" && options.algorithm !== "ml-dsa-65") {
     console.error("--alg must be ed25519 or ml-dsa-65");
@@ -26,7 +33,25 @@ export async function payCbor(
     `payer: ${payerIdOf(key.publicKey)} (${algorithm}${seedHex === undefined ? ", local demo test key" : ""})`,
   );
   console.log(`GET ${url} (Accept: application/x402+cbor), then POST with PAYMENT-SIGNATURE`);
-  const paid = await payCborRoute(url, { key, maxAmount: options.maxAmount });
+  const issuerUrl =
+    options.humanity ??
+    (options.facilitator === undefined ? undefined : `${options.facilitator.replace(/\/+$/, "")}/humanity`);
+  const paid = await payCborRoute(url, {
+    key,
+    maxAmount: options.maxAmount,
+    humanityClaim: async (_request, subject) => {
+      if (issuerUrl === undefined) {
+        throw new Error(
+          "the offer asks for a humanity claim: pass --facilitator (its demo issuer) or --humanity <url>",
+        );
+      }
+      const claim = await requestDemoHumanityClaim(issuerUrl, subject);
+      console.log(
+        `humanity_claim: from ${issuerUrl} (the local DEMO issuer vouches for anyone: proves nothing)`,
+      );
+      return claim;
+    },
+  });
   if (paid.payment) {
     const offer = paid.payment.request;
     console.log(`offer: ${show(offer)}`);
