@@ -42,7 +42,19 @@ export type {
 export { KNOWN_ASSETS, type KnownAsset } from "./pricing/knownAssets.js";
 // application/x402+cbor (docs/cbor.md): the payer side, receipts, and the profile's codecs.
 export { createCborPayment, type CborPayment, type CborPaymentOptions } from "./payer/createCborPayment.js";
-export { payCborRoute, type PayCborRouteOptions, type CborPaidResponse } from "./payer/payCborRoute.js";
+export {
+  payCborRoute,
+  type PayCborRouteOptions,
+  type CborPaidResponse,
+  type HumanityClaimSource,
+} from "./payer/payCborRoute.js";
+export {
+  checkHumanityClaim,
+  issueHumanityClaim,
+  type HumanityClaimCheck,
+  type HumanityClaimTerms,
+  type HumanityRefusal,
+} from "./protocol/cbor/checkHumanityClaim.js";
 export { verifyReceipt, type ReceiptVerdict } from "./protocol/cbor/verifyReceipt.js";
 export {
   createSigningKey,

@@ -155,6 +155,10 @@ async function main(): Promise<number> {
       "Pay for GET /api/apy in application/x402+cbor (Ed25519 demo payer; --alg ml-dsa-65 for ML-DSA-65):",
       `  npm run pay -- --cbor ${gateway.url}/api/apy --facilitator ${cborFacilitator.url}`,
       "",
+      "GET /api/metrics/validator has the humanity gate on: a CBOR payer also sends a humanity claim. The",
+      "command asks the CBOR facilitator's DEMO issuer (POST /humanity; it vouches for anyone) for one:",
+      `  npm run pay -- --cbor ${gateway.url}/api/metrics/validator --facilitator ${cborFacilitator.url}`,
+      "",
       "Ctrl-C stops everything.",
       "",
     ];

@@ -5,7 +5,7 @@ import { createPayingFetch } from "./createPayingFetch.js";
 import { payCbor } from "./payCbor.js";
 
 const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact]
-       npm run pay -- --cbor <url> [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--max-amount N] [--delegate]
+       npm run pay -- --cbor <url> [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--humanity <issuer url>] [--max-amount N] [--delegate]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
 with the key in EVM_PRIVATE_KEY, then prints the status, the decoded PAYMENT-RESPONSE, the
@@ -19,6 +19,8 @@ With --cbor: pays a GET route in application/x402+cbor (this project's v0.3 prof
 CBOR offer, signs the intent with an Ed25519 or ML-DSA-65 key (CBOR_PAYER_SEED, 32 bytes hex; default
 the local demo payer's public test seed), retries as POST, prints the decoded receipt and, with
 --facilitator, checks its signature against the key the facilitator publishes at /supported.
+When the offer says accepts_humanity_gate, asks --humanity (default <facilitator>/humanity, the local
+DEMO issuer, which vouches for anyone) for a humanity claim about the payer's key and sends it.
 The stark_proof sent is the local stack's STAND-IN (a SHA-256 binding), not a STARK proof.
 With --delegate: that key is the root of a demo delegation chain instead — it grants a fresh agent key
 (any merchant, capped at --max-amount, for an hour) and the agent pays on its behalf.`;
@@ -35,6 +37,7 @@ async function main(): Promise<number> {
       alg: { type: "string", default: "ed25519" },
       facilitator: { type: "string" },
       delegate: { type: "boolean" },
+      humanity: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -51,6 +54,7 @@ async function main(): Promise<number> {
     return payCbor(url, {
       algorithm: values.alg,
       facilitator: values.facilitator,
+      humanity: values.humanity,
       maxAmount: BigInt(values["max-amount"]),
       delegate: values.delegate === true,
     });

@@ -1,4 +1,5 @@
 import { cborDevPayerSeed } from "./cborDevPayers.js";
+import { requestDemoHumanityClaim } from "./demoHumanityIssuer.js";
 import { payCborRoute } from "../payer/payCborRoute.js";
 import { decodeClaim } from "../protocol/cbor/Claim.js";
 import { issueGrant } from "../protocol/cbor/issueGrant.js";
@@ -13,7 +14,14 @@ import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 /** `npm run pay -- --cbor <url>`: pay a GET route in application/x402+cbor and print the receipt. */
 export async function payCbor(
   url: string,
-  options: { algorithm: string; facilitator?: string | undefined; maxAmount: bigint; delegate?: boolean },
+  options: {
+    algorithm: string;
+    facilitator?: string | undefined;
+    /** The humanity issuer to ask when the offer wants a claim; default `{facilitator}/humanity`. */
+    humanity?: string | undefined;
+    maxAmount: bigint;
+    delegate?: boolean;
+  },
 ): Promise<number> {
   if (options.algorithm !== "ed25519" && options.algorithm !== "ml-dsa-65") {
     console.error("--alg must be ed25519 or ml-dsa-65");
@@ -33,7 +41,25 @@ export async function payCbor(
   );
   const payment = options.delegate ? demoDelegation(key, algorithm, options.maxAmount) : { key };
   console.log(`GET ${url} (Accept: application/x402+cbor), then POST with PAYMENT-SIGNATURE`);
-  const paid = await payCborRoute(url, { ...payment, maxAmount: options.maxAmount });
+  const issuerUrl =
+    options.humanity ??
+    (options.facilitator === undefined ? undefined : `${options.facilitator.replace(/\/+$/, "")}/humanity`);
+  const paid = await payCborRoute(url, {
+    ...payment,
+    maxAmount: options.maxAmount,
+    humanityClaim: async (_request, subject) => {
+      if (issuerUrl === undefined) {
+        throw new Error(
+          "the offer asks for a humanity claim: pass --facilitator (its demo issuer) or --humanity <url>",
+        );
+      }
+      const claim = await requestDemoHumanityClaim(issuerUrl, subject);
+      console.log(
+        `humanity_claim: from ${issuerUrl} (the local DEMO issuer vouches for anyone: proves nothing)`,
+      );
+      return claim;
+    },
+  });
   if (paid.payment) {
     const offer = paid.payment.request;
     console.log(`offer: ${show(offer)}`);

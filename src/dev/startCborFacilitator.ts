@@ -12,6 +12,13 @@ import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
+import {
+  DEMO_HUMANITY_ISSUER_LABEL,
+  DEMO_HUMANITY_NOTICE,
+  decodeHumanityRequest,
+  demoHumanityIssuer,
+  issueDemoHumanityClaim,
+} from "./demoHumanityIssuer.js";
 
 export interface CborPayerAccount {
   publicKey: Uint8Array;
@@ -27,6 +34,8 @@ export interface StartCborFacilitatorOptions {
   port?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** The key of the DEMO humanity issuer at `POST /humanity` (default the public demo key). */
+  humanityIssuer?: SigningKey;
 }
 
 export interface RunningCborFacilitator {
@@ -37,14 +46,17 @@ export interface RunningCborFacilitator {
   book: CborAccountBook;
   payerBalance(publicKey: Uint8Array, currency: Currency): bigint | undefined;
   merchantBalance(pseudonym: string, currency: Currency): bigint;
-  calls: { verify: number; settle: number; supported: number };
+  /** The DEMO humanity issuer's public key (it vouches for any subject): what a gated route trusts. */
+  humanityIssuerKey: Uint8Array;
+  calls: { verify: number; settle: number; supported: number; humanity: number };
   stop(): Promise<void>;
 }
 
 /**
  * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify` and `/settle` in
  * `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
- * the proof is a stand-in). Its receipt key is kept in the books, so it survives a restart.
+ * the proof is a stand-in), and `POST /humanity`: a DEMO humanity issuer that signs an `is_human`
+ * claim for any subject (body `{ subject: bstr }`, answer the claim's bytes). Its receipt key is kept in the books, so it survives a restart.
  */
 export async function startCborFacilitator(
   options: StartCborFacilitatorOptions = {},
@@ -60,8 +72,10 @@ export async function startCborFacilitator(
       book.openAccount(payerIdOf(account.publicKey), currency, balance);
     }
   }
-  const facilitator = new LocalCborFacilitator({ book, receiptKey, now: options.now ?? Date.now });
-  const calls = { verify: 0, settle: 0, supported: 0 };
+  const now = options.now ?? Date.now;
+  const facilitator = new LocalCborFacilitator({ book, receiptKey, now });
+  const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
+  const calls = { verify: 0, settle: 0, supported: 0, humanity: 0 };
   const log = options.log;
   const supported = {
     kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
@@ -69,6 +83,12 @@ export async function startCborFacilitator(
     signers: {},
     receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
     proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
+    humanityIssuer: {
+      algorithm: humanityIssuer.algorithm,
+      publicKey: Buffer.from(humanityIssuer.publicKey).toString("hex"),
+      label: DEMO_HUMANITY_ISSUER_LABEL,
+      notice: DEMO_HUMANITY_NOTICE,
+    },
   };
 
   const server = createServer((req, res) => {
@@ -84,7 +104,7 @@ export async function startCborFacilitator(
       calls.supported++;
       return sendJson(res, 200, supported);
     }
-    if (req.method !== "POST" || (path !== "/verify" && path !== "/settle"))
+    if (req.method !== "POST" || (path !== "/verify" && path !== "/settle" && path !== "/humanity"))
       return sendJson(res, 404, { error: "not_found" });
     if (req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase() !== CBOR_MEDIA_TYPE) {
       return sendJson(res, 415, { error: `expected Content-Type: ${CBOR_MEDIA_TYPE}` });
@@ -92,6 +112,21 @@ export async function startCborFacilitator(
     const body = await readBody(req);
     if (body === undefined)
       return sendJson(res, 413, { error: `body over ${MAX_FACILITATOR_REQUEST_BYTES} bytes` });
+    if (path === "/humanity") {
+      let subject: Uint8Array;
+      try {
+        subject = decodeHumanityRequest(body);
+      } catch (error) {
+        return sendJson(res, 400, { error: (error as Error).message });
+      }
+      calls.humanity++;
+      try {
+        log?.(`humanity: DEMO claim issued to ${payerIdOf(subject)} [demo issuer, proves nothing]`);
+        return sendCbor(res, issueDemoHumanityClaim(humanityIssuer, subject, now()));
+      } catch (error) {
+        return sendJson(res, 400, { error: (error as Error).message });
+      }
+    }
     let request;
     try {
       request = decodeCborFacilitatorRequest(body);
@@ -119,6 +154,7 @@ export async function startCborFacilitator(
   return {
     url,
     receiptKey: receiptKey.publicKey,
+    humanityIssuerKey: humanityIssuer.publicKey,
     facilitator,
     book,
     payerBalance: (publicKey, currency) => book.payerBalance(payerIdOf(publicKey), currency),

@@ -15,6 +15,7 @@ import { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
 import { markCborPaid, sendCborPaymentRequired } from "./cborResponses.js";
 import { dropPaymentContentType } from "./cborRouting.js";
+import { enforceHumanityGate } from "./enforceHumanityGate.js";
 import { serveHeld } from "./flow/serveHeld.js";
 import type { Logger } from "../common/Logger.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
@@ -153,6 +154,7 @@ export class CborPaywall {
         { details },
       );
     }
+    enforceHumanityGate(cborOffer(route), payment, claim, this.deps);
     const delegation = checkDelegationOrRefuse(
       this.deps.delegation,
       match.issued.request,

@@ -1,9 +1,21 @@
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { decodeBase64 } from "../protocol/decodeBase64.js";
+import { decodePaymentRequest, type PaymentRequest } from "../protocol/cbor/PaymentRequest.js";
 import { decodeSettlementReceipt, type SettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
 import { createCborPayment, type CborPayment, type CborPaymentOptions } from "./createCborPayment.js";
 
-export interface PayCborRouteOptions extends Omit<CborPaymentOptions, "offer"> {
+/** Obtains a humanity claim about `subject` (the payer's key) for an offer that asks for one. */
+export type HumanityClaimSource = (
+  request: PaymentRequest,
+  subject: Uint8Array,
+) => Promise<Uint8Array> | Uint8Array;
+
+export interface PayCborRouteOptions extends Omit<CborPaymentOptions, "offer" | "humanityClaim"> {
+  /**
+   * The `humanity_claim`: its bytes (always sent), or a source asked only when the offer says
+   * `accepts_humanity_gate` (e.g. a call to the issuer).
+   */
+  humanityClaim?: Uint8Array | HumanityClaimSource;
   fetch?: typeof fetch;
   /** Refuse offers above this amount, in the smallest unit. */
   maxAmount?: bigint;
@@ -34,7 +46,11 @@ export async function payCborRoute(url: string, options: PayCborRouteOptions): P
   const offer = first.headers.get("payment-required");
   if (first.status !== 402 || offer === null) return { response: first, offeredStatus: first.status };
   await first.arrayBuffer();
-  const payment = createCborPayment({ ...options, offer });
+  const humanityClaim =
+    typeof options.humanityClaim === "function"
+      ? await humanityClaimFor(options.humanityClaim, decodePaymentRequest(decodeBase64(offer)), options)
+      : options.humanityClaim;
+  const payment = createCborPayment({ ...options, offer, humanityClaim });
   if (options.maxAmount !== undefined && payment.request.amount > options.maxAmount) {
     throw new RangeError(
       `the offer asks ${payment.request.amount} ${payment.request.currency}, above the maximum ${options.maxAmount}`,
@@ -53,4 +69,12 @@ export async function payCborRoute(url: string, options: PayCborRouteOptions): P
   const result: CborPaidResponse = { response, offeredStatus: first.status, payment };
   if (receiptHeader !== null) result.receipt = decodeSettlementReceipt(decodeBase64(receiptHeader));
   return result;
+}
+
+async function humanityClaimFor(
+  source: HumanityClaimSource,
+  request: PaymentRequest,
+  options: PayCborRouteOptions,
+): Promise<Uint8Array | undefined> {
+  return request.acceptsHumanityGate ? source(request, options.key.publicKey) : undefined;
 }

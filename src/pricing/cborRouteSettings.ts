@@ -2,6 +2,7 @@ import { z } from "zod/v4";
 import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { CURRENCIES } from "../protocol/cbor/profile.js";
 import { decimalIntegerString } from "../protocol/schemas.js";
+import { humanityIssuersSchema } from "./humanityIssuers.js";
 
 /** Defaults of the x402+cbor settings, written once. */
 export const CBOR_DEFAULTS = {
@@ -38,10 +39,14 @@ export const cborRouteSchema = z.strictObject({
     .min(1)
     .optional()
     .meta({ description: "`claim_schema_ref` of the PaymentRequest. Default `schema:v0.3:payment-intent`." }),
-  acceptsHumanityGate: z
-    .boolean()
-    .optional()
-    .meta({ description: "`accepts_humanity_gate` of the PaymentRequest. Default false." }),
+  acceptsHumanityGate: z.boolean().optional().meta({
+    description:
+      "`accepts_humanity_gate` of the PaymentRequest: CBOR payers must add a humanity claim from a trusted issuer (`humanityIssuers`). Default false.",
+  }),
+  humanityIssuers: humanityIssuersSchema.optional().meta({
+    description:
+      "Humanity-claim issuers this route trusts (public keys in hex); replaces `cbor.humanityIssuers` for the route.",
+  }),
   deadlineSeconds: z.number().int().min(60).optional().meta({
     description:
       "Lifetime of an offer, in seconds (rounded up to the minute grid); default `cbor.deadlineSeconds`.",
@@ -106,6 +111,10 @@ export const cborSettingsSchema = z.strictObject({
   facilitator: cborFacilitatorSettingsSchema
     .optional()
     .meta({ description: "Facilitator for CBOR payments; default the `facilitator` above." }),
+  humanityIssuers: humanityIssuersSchema.optional().meta({
+    description:
+      "Humanity-claim issuers trusted by routes with `acceptsHumanityGate`: public keys in hex (Ed25519: 64 characters; ML-DSA-65: 3904).",
+  }),
   deadlineSeconds: z.number().int().min(60).default(CBOR_DEFAULTS.deadlineSeconds).meta({
     description:
       "Default lifetime of a CBOR offer, in seconds (deadlines fall on whole minutes). Default 300.",

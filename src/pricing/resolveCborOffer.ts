@@ -4,6 +4,7 @@ import {
   DEFAULT_REVELATION_MASK_REF,
   type Currency,
 } from "../protocol/cbor/profile.js";
+import { parseHumanityIssuers } from "./humanityIssuers.js";
 import { PriceError } from "./parseMoney.js";
 
 /** A route's CBOR offer with every default filled in: what each PaymentRequest of the route says. */
@@ -15,6 +16,8 @@ export interface CborRouteOffer {
   revelationMaskRef: string;
   claimSchemaRef: string;
   acceptsHumanityGate: boolean;
+  /** Humanity-claim issuers the route trusts (public keys); never empty when the gate is on. */
+  humanityIssuers: Uint8Array[];
   /** Lifetime of an offer, in seconds. */
   deadlineSeconds: number;
 }
@@ -22,6 +25,8 @@ export interface CborRouteOffer {
 export interface CborPricingDefaults {
   merchantPseudonym?: string | undefined;
   deadlineSeconds: number;
+  /** Humanity-claim issuers (hex) of routes that name none. */
+  humanityIssuers?: readonly string[] | undefined;
 }
 
 const MAX_UINT64 = 2n ** 64n - 1n;
@@ -38,6 +43,18 @@ export function resolveCborOffer(
   }
   const amount = BigInt(config.amount);
   if (amount > MAX_UINT64) throw new PriceError("cbor: the amount does not fit in 64 bits");
+  const acceptsHumanityGate = config.acceptsHumanityGate ?? false;
+  let humanityIssuers: Uint8Array[];
+  try {
+    humanityIssuers = parseHumanityIssuers(config.humanityIssuers ?? defaults.humanityIssuers ?? []);
+  } catch (error) {
+    throw new PriceError(`cbor.${(error as Error).message}`);
+  }
+  if (acceptsHumanityGate && humanityIssuers.length === 0) {
+    throw new PriceError(
+      "cbor: acceptsHumanityGate is on but no humanity issuer is trusted, so nobody could pay: list issuer keys in humanityIssuers (on the route or in the top-level cbor settings)",
+    );
+  }
   return {
     currency: config.currency,
     amount,
@@ -45,7 +62,8 @@ export function resolveCborOffer(
     serviceId: config.serviceId ?? key,
     revelationMaskRef: config.revelationMaskRef ?? DEFAULT_REVELATION_MASK_REF,
     claimSchemaRef: config.claimSchemaRef ?? DEFAULT_CLAIM_SCHEMA_REF,
-    acceptsHumanityGate: config.acceptsHumanityGate ?? false,
+    acceptsHumanityGate,
+    humanityIssuers,
     deadlineSeconds: config.deadlineSeconds ?? defaults.deadlineSeconds,
   };
 }

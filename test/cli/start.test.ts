@@ -65,6 +65,23 @@ describe("npm start", () => {
           expect(cbor.stdout).toMatch(/^agent: ed25519:[0-9a-f]{64} \(fresh key\)/m);
       }
 
+      // The humanity-gated route: the printed command fetches a DEMO claim and pays; without one, refused.
+      const gatedCommand =
+        /^\s*(npm run pay -- --cbor \S+\/api\/metrics\/validator --facilitator http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(
+          banner!,
+        )?.[1];
+      expect(gatedCommand).toBeDefined();
+      const gated = await run(gatedCommand!);
+      expect(gated.stdout).toContain('"acceptsHumanityGate": true');
+      expect(gated.stdout).toMatch(/humanity_claim: from http:\/\/127\.0\.0\.1:\d+\/humanity/);
+      expect(gated.stdout).toContain("status: 200 OK");
+      expect(gated.stdout).toContain("receipt signature: valid");
+      const ungated = await run(gatedCommand!.replace(/ --facilitator \S+/, "")).then(
+        () => "paid",
+        (error: { stdout: string; stderr: string }) => `${error.stdout}${error.stderr}`,
+      );
+      expect(ungated).toMatch(/--facilitator \(its demo issuer\) or --humanity/);
+
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);
       expect(quote.status).toBe(402);
       const offer = (await quote.json()) as {

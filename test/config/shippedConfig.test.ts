@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildRouteTable } from "../../src/config/buildRouteTable.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
+import { demoHumanityIssuer } from "../../src/dev/demoHumanityIssuer.js";
 import { formatPricedRoutes } from "../../src/cli/start/formatPricedRoutes.js";
 
 const OPERATIONS = [
@@ -34,5 +35,12 @@ describe("config/gateway.yaml", () => {
       expect(lines.find((line) => line.trim().startsWith(`${key} `))).toMatch(/settles first, then runs$/);
     }
     expect(lines.find((line) => line.trim().startsWith("GET /api/apy "))).toMatch(/runs, settles on 2xx$/);
+  });
+
+  it("gates one CBOR route on humanity, trusting only the local stack's DEMO issuer", async () => {
+    const config = await loadConfig("config/gateway.yaml", { env: {} });
+    const gated = buildRouteTable(config).routes.filter((route) => route.cbor?.acceptsHumanityGate);
+    expect(gated.map((route) => route.key)).toEqual(["GET /api/metrics/validator"]);
+    expect(gated[0]?.cbor?.humanityIssuers).toEqual([demoHumanityIssuer().publicKey]);
   });
 });

@@ -12,6 +12,15 @@ import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { decodeSettlementReceipt } from "../../src/protocol/cbor/SettlementReceipt.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { listenOnLoopback } from "../support/listenOnLoopback.js";
+import {
+  DEMO_HUMANITY_ISSUER_LABEL,
+  demoHumanityIssuer,
+  encodeHumanityRequest,
+  requestDemoHumanityClaim,
+} from "../../src/dev/demoHumanityIssuer.js";
+import { checkHumanityClaim } from "../../src/protocol/cbor/checkHumanityClaim.js";
+import { decodeClaim } from "../../src/protocol/cbor/Claim.js";
+import { decodeSignedClaim } from "../../src/protocol/cbor/SignedClaim.js";
 
 const offer = resolveCborOffer(
   "GET /api/quote",
@@ -168,5 +177,42 @@ describe("local CBOR facilitator over HTTP", () => {
     expect(settled).toMatchObject({ success: true });
     const receipt = settled.receipt!;
     expect(decodeSettlementReceipt(receipt).signer).toEqual(running.receiptKey);
+  });
+
+  it("POST /humanity: the DEMO issuer signs an is_human claim for any subject, labelled as a demo", async () => {
+    const supported = (await (await fetch(`${running.url}/supported`)).json()) as {
+      humanityIssuer: { publicKey: string; label: string; notice: string };
+    };
+    expect(supported.humanityIssuer.publicKey).toBe(
+      Buffer.from(demoHumanityIssuer().publicKey).toString("hex"),
+    );
+    expect(running.humanityIssuerKey).toEqual(demoHumanityIssuer().publicKey);
+    expect(supported.humanityIssuer.notice).toMatch(/DEMO.*proves nothing/);
+    for (const subject of [payer, pqPayer, createSigningKey("ed25519")]) {
+      const claim = await requestDemoHumanityClaim(`${running.url}/humanity`, subject.publicKey);
+      const check = {
+        humanityClaim: claim,
+        subject: subject.publicKey,
+        trustedIssuers: [running.humanityIssuerKey],
+        nowSeconds: Math.floor(Date.now() / 1000),
+        skewSeconds: 0,
+      };
+      expect(checkHumanityClaim(check)).toBeUndefined();
+      expect(decodeClaim(decodeSignedClaim(claim).claim).object).toBe(DEMO_HUMANITY_ISSUER_LABEL);
+      // Valid for an hour, not longer.
+      expect(checkHumanityClaim({ ...check, nowSeconds: check.nowSeconds + 3601 })?.code).toBe(
+        "humanity_claim_expired",
+      );
+    }
+    for (const body of [Buffer.from("ff", "hex"), Buffer.from(encodeHumanityRequest(new Uint8Array(31)))]) {
+      const bad = await fetch(`${running.url}/humanity`, {
+        method: "POST",
+        headers: { "content-type": "application/x402+cbor" },
+        body,
+      });
+      expect(bad.status).toBe(400);
+      await bad.arrayBuffer();
+    }
+    await expect(requestDemoHumanityClaim(`${running.url}/nope`, payer.publicKey)).rejects.toThrow(/404/);
   });
 });

@@ -1,10 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import express from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
 import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev/startCborFacilitator.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
@@ -14,13 +9,16 @@ import { decodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature
 import { decodeClaim, encodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
+import type { X402Options } from "../../src/index.js";
+import {
+  CBOR_TARGET_KINDS,
+  startCborTarget,
+  type CborTarget,
+  type CborTargetSettings,
+} from "../support/cborTargets.js";
 import { issueGrant, type GrantTerms } from "../../src/protocol/cbor/issueGrant.js";
 import type { SigningKey } from "../../src/protocol/cbor/signatures.js";
-import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
-import { x402, x402Node, type X402Options } from "../../src/index.js";
-import { sendJson } from "../support/paywallAdapters.js";
 import { CBOR, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
-import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
 
 const MERCHANT = "merchant:cbor-test";
 const ed25519 = createSigningKey("ed25519");
@@ -68,18 +66,8 @@ function routes(tokenAddress: string): X402Options["routes"] {
   };
 }
 
-interface Target {
-  url: string;
-  /** GET requests the resource handler (or upstream) saw on `path`. */
-  served(path: string): number;
-  /** Headers and body size the handler saw on its last request to `path`. */
-  lastSeen(path: string): { method: string; contentType: string | undefined; bodyBytes: number } | undefined;
-  release(): void;
-  stop(): Promise<void>;
-}
-
 /** What the middleware and the gateway are both given: the facilitators, the merchant, the asset. */
-function paywallSettings() {
+function paywallSettings(): CborTargetSettings {
   return {
     facilitator: { url: stack.facilitatorUrl },
     cbor: { merchantPseudonym: MERCHANT, facilitator: { url: cborFacilitator.url } },
@@ -88,78 +76,14 @@ function paywallSettings() {
     assets: [
       { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
     ],
-  };
-}
-
-async function viaMiddleware(adapter: "express" | "node:http"): Promise<Target> {
-  const seen: Array<{ path: string; method: string; contentType: string | undefined; bodyBytes: number }> =
-    [];
-  const held: ServerResponse[] = [];
-  const options = { ...paywallSettings(), routes: routes(stack.token.address), now };
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const method = req.method ?? "GET";
-    let bodyBytes = 0;
-    req.on("data", (chunk: Buffer) => (bodyBytes += chunk.length));
-    req.on("end", () => {
-      seen.push({ path, method, contentType: req.headers["content-type"], bodyBytes });
-      if (path === "/release") return void held.push(res);
-      sendJson(res, 200, { path, method });
-    });
-  };
-  const app =
-    adapter === "express" ? express().use(x402(options)).use(handler) : x402Node(options).wrap(handler);
-  // Room for an oversized payment header, so that the paywall (not Node) answers 431.
-  const server: Server = createServer({ maxHeaderSize: 256 * 1024 }, app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    served: (path) => seen.filter((entry) => entry.path === path).length,
-    lastSeen: (path) => seen.filter((entry) => entry.path === path).at(-1),
-    release: () => held.splice(0).forEach((res) => sendJson(res, 200, { released: true })),
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-async function viaGateway(): Promise<Target> {
-  const upstream: TestUpstream & { release(): void } = await startUpstream();
-  const config = gatewayConfigSchema.parse({
-    listen: { host: "127.0.0.1", port: 0 },
-    ...paywallSettings(),
-    upstreams: [{ url: upstream.url }],
     routes: routes(stack.token.address),
-    logging: { level: "silent" },
-  });
-  const gateway: RunningGateway = await createGateway(config, { paywallOverrides: { now } }).listen();
-  const onPath = (path: string) => upstream.seen.filter((entry) => entry.url.split("?")[0] === path);
-  return {
-    url: gateway.url,
-    served: (path) => onPath(path).length,
-    lastSeen: (path) => {
-      const last = onPath(path).at(-1);
-      return (
-        last && { method: last.method, contentType: last.headers["content-type"], bodyBytes: last.bodyBytes }
-      );
-    },
-    release: () => upstream.release(),
-    stop: async () => {
-      await gateway.close();
-      await upstream.stop();
-    },
   };
 }
 
-describe.each([
-  ["x402()", () => viaMiddleware("express")],
-  ["x402Node()", () => viaMiddleware("node:http")],
-  ["x402-gateway serve", viaGateway],
-])("application/x402+cbor through %s", (_name, start) => {
-  let target: Target;
+describe.each(CBOR_TARGET_KINDS)("application/x402+cbor through %s", (kind) => {
+  let target: CborTarget;
   beforeAll(async () => {
-    target = await start();
+    target = await startCborTarget(kind, paywallSettings(), now);
   });
   afterAll(async () => target?.stop());
 

@@ -14,7 +14,8 @@ export function formatPricedRoutes(
     const first = route.requirements[0];
     const schemes = [...new Set(route.requirements.map((option) => option.scheme))].join(" or ");
     const json = first ? `${units(first.amount)} ${symbol} (${first.amount} units, ${schemes})` : "";
-    const cbor = route.cbor ? ` + x402+cbor ${route.cbor.amount} ${route.cbor.currency} units` : "";
+    const gate = route.cbor?.acceptsHumanityGate ? " (humans only)" : "";
+    const cbor = route.cbor ? ` + x402+cbor ${route.cbor.amount} ${route.cbor.currency} units${gate}` : "";
     return `${json}${cbor}`;
   };
   const priceWidth = Math.max(...routes.map((route) => priceOf(route).length));
