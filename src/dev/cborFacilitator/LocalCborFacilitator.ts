@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
 import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
-import { decodeQuantifiedClaim, encodeClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
+import { decodeQuantifiedClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
 import type {
   CborFacilitatorRequest,
   CborSettleResponse,
@@ -14,7 +14,7 @@ import {
 } from "../../protocol/cbor/PaymentRequest.js";
 import { decodePaymentSignature, type PaymentSignature } from "../../protocol/cbor/PaymentSignature.js";
 import { PREDICATE_WAS_PAID } from "../../protocol/cbor/profile.js";
-import { encodeSettlementReceipt } from "../../protocol/cbor/SettlementReceipt.js";
+import { encodeSettlementReceipt, signReceipt } from "../../protocol/cbor/SettlementReceipt.js";
 import { payerIdOf, type SigningKey } from "../../protocol/cbor/signatures.js";
 import { isStandInProof } from "../../protocol/cbor/standInProof.js";
 import type { CborAccountBook } from "./CborAccountBook.js";
@@ -63,19 +63,15 @@ export class LocalCborFacilitator implements CborFacilitator {
         amount: claim.quantity.amount,
         settledAt,
       },
-      () => {
-        const receiptClaim = encodeClaim({
-          ...claim,
-          predicate: PREDICATE_WAS_PAID,
-          time: settledAt,
-          context: new Uint8Array(intentDigest),
-        });
-        return encodeSettlementReceipt({
-          claim: receiptClaim,
-          signature: this.deps.receiptKey.sign(receiptClaim),
-          signer: this.deps.receiptKey.publicKey,
-        });
-      },
+      () =>
+        encodeSettlementReceipt(
+          signReceipt(this.deps.receiptKey, {
+            ...claim,
+            predicate: PREDICATE_WAS_PAID,
+            time: settledAt,
+            context: new Uint8Array(intentDigest),
+          }),
+        ),
     );
     return outcome.ok
       ? { success: true, receipt: outcome.receipt }
