@@ -51,6 +51,10 @@ describe("npm start", () => {
           banner!,
         )?.[1];
       expect(cborCommand).toBeDefined();
+      const refundCommand = /^\s*(npm run refund -- --facilitator http:\/\/127\.0\.0\.1:\d+) </m.exec(
+        banner!,
+      )?.[1];
+      expect(refundCommand).toBeDefined();
       for (const alg of ["ed25519", "ml-dsa-65"]) {
         const cbor = await promisify(exec)(`${cborCommand!} --alg ${alg}`, {
           cwd: ROOT,
@@ -60,6 +64,17 @@ describe("npm start", () => {
         expect(cbor.stdout).toContain('"predicate": "was_paid"');
         expect(cbor.stdout).toContain("receipt signature: valid");
         expect(cbor.stdout).toContain('"apyPercent"');
+        // The printed refund command refunds the receipt once, then refuses it.
+        const receipt = /receipt \(base64, for npm run refund\): (\S+)/.exec(cbor.stdout)?.[1];
+        expect(receipt).toBeDefined();
+        const refunded = await run(`${refundCommand!} ${receipt!}`);
+        expect(refunded.stdout).toMatch(/revocation: revokes sha256:[0-9a-f]{64}, refunded 1000 USDC units/);
+        expect(refunded.stdout).toContain(
+          "receipt revoked (GET /revocations, facilitator key from /supported): yes",
+        );
+        await expect(run(`${refundCommand!} ${receipt!}`)).rejects.toMatchObject({
+          stderr: expect.stringContaining("refused: 409 already_refunded"),
+        });
       }
 
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);

@@ -91,7 +91,8 @@ export class CborFields {
     return value;
   }
 
-  private optional<T>(key: string, read: () => T): T | undefined {
+  /** `read()` when `key` is present (marks it read either way). */
+  optional<T>(key: string, read: () => T): T | undefined {
     this.seen.add(key);
     return this.map.has(key) ? read() : undefined;
   }

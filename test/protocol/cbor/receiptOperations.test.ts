@@ -12,6 +12,12 @@ import {
   type ClaimPart,
 } from "../../../src/protocol/cbor/Claim.js";
 import { encodeCanonical } from "../../../src/protocol/cbor/encodeCanonical.js";
+import {
+  decodeCborRefundRequest,
+  decodeCborRevocationList,
+  encodeCborRefundRequest,
+  encodeCborRevocationList,
+} from "../../../src/protocol/cbor/facilitatorMessages.js";
 import { CURRENCIES } from "../../../src/protocol/cbor/profile.js";
 import {
   decodeReceiptAggregate,
@@ -660,5 +666,66 @@ describe("revokeReceipt / isRevoked", () => {
         ),
       ),
     ).toBeInstanceOf(Uint8Array);
+  });
+});
+
+describe("refund messages of the local facilitator", () => {
+  it("round-trip", () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          { receipt: fc.uint8Array({ maxLength: 80 }), amount: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }) },
+          { requiredKeys: ["receipt"] },
+        ),
+        fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 4 }),
+        (request, list) => {
+          expect(decodeCborRefundRequest(encodeCborRefundRequest(request))).toEqual(request);
+          expect(decodeCborRevocationList(encodeCborRevocationList(list))).toEqual(list);
+        },
+      ),
+    );
+  });
+
+  it.each<[string, CborValue, CborError["problem"]]>([
+    ["no receipt", new Map([["amount", 1]]), "missing_key"],
+    ["a text receipt", new Map([["receipt", "abc"]]), "wrong_type"],
+    [
+      "a negative amount",
+      new Map<string, CborValue>([
+        ["receipt", new Uint8Array(1)],
+        ["amount", -1],
+      ]),
+      "wrong_type",
+    ],
+    [
+      "an unknown key",
+      new Map<string, CborValue>([
+        ["receipt", new Uint8Array(1)],
+        ["why", "x"],
+      ]),
+      "unknown_key",
+    ],
+    ["an array", [new Uint8Array(1)], "wrong_type"],
+  ])("a refund request with %s is refused", (_name, value, problem) => {
+    expect(() => decodeCborRefundRequest(encodeCanonical(value))).toThrow(
+      expect.objectContaining({ problem }),
+    );
+  });
+
+  it.each<[string, CborValue, CborError["problem"]]>([
+    ["no list", new Map(), "missing_key"],
+    ["text entries", new Map([["revocations", ["x"]]]), "wrong_type"],
+    [
+      "an unknown key",
+      new Map<string, CborValue>([
+        ["revocations", []],
+        ["more", 1],
+      ]),
+      "unknown_key",
+    ],
+  ])("a revocation list with %s is refused", (_name, value, problem) => {
+    expect(() => decodeCborRevocationList(encodeCanonical(value))).toThrow(
+      expect.objectContaining({ problem }),
+    );
   });
 });
