@@ -74,12 +74,61 @@ export {
   decodePaymentSignature,
   type PaymentSignature,
 } from "./protocol/cbor/PaymentSignature.js";
-export { encodeClaim, decodeClaim, type Claim } from "./protocol/cbor/Claim.js";
+export {
+  encodeClaim,
+  decodeClaim,
+  CLAIM_PARTS,
+  type Claim,
+  type ClaimPart,
+  type Quantity,
+} from "./protocol/cbor/Claim.js";
 export {
   encodeSettlementReceipt,
   decodeSettlementReceipt,
+  receiptDigest,
+  signReceipt,
   type SettlementReceipt,
+  type SignReceiptOptions,
 } from "./protocol/cbor/SettlementReceipt.js";
+// Receipt operations (docs/cbor.md, "Receipts"): restriction, aggregation, revocation.
+export { restrictReceipt, type RestrictedReceiptWithOpenings } from "./protocol/cbor/restrictReceipt.js";
+export {
+  verifyRestrictedReceipt,
+  openRestrictedReceipt,
+  type RestrictedReceiptVerdict,
+} from "./protocol/cbor/verifyRestrictedReceipt.js";
+export {
+  encodeRestrictedReceipt,
+  decodeRestrictedReceipt,
+  encodeReceiptOpenings,
+  decodeReceiptOpenings,
+  type RestrictedReceipt,
+  type ReceiptOpenings,
+  type RevealedPart,
+  type HiddenPart,
+} from "./protocol/cbor/RestrictedReceipt.js";
+export {
+  aggregateReceipts,
+  verifyAggregate,
+  type AggregateReceiptsOptions,
+  type AggregateVerdict,
+  type VerifyAggregateOptions,
+} from "./protocol/cbor/aggregateReceipts.js";
+export {
+  encodeReceiptAggregate,
+  decodeReceiptAggregate,
+  type ReceiptAggregate,
+  type AggregateTotal,
+} from "./protocol/cbor/ReceiptAggregate.js";
+export { revokeReceipt, isRevoked, type RevokeReceiptOptions } from "./protocol/cbor/revokeReceipt.js";
+export {
+  encodeSignedClaim,
+  decodeSignedClaim,
+  signClaim,
+  openSignedClaim,
+  type SignedClaim,
+  type SignedClaimVerdict,
+} from "./protocol/cbor/SignedClaim.js";
 export { CBOR_MEDIA_TYPE, CURRENCIES, type Currency } from "./protocol/cbor/profile.js";
 export { standInProof, STAND_IN_PROOF_NOTICE } from "./protocol/cbor/standInProof.js";
 export type { CborFacilitator } from "./facilitator/CborFacilitator.js";

@@ -154,6 +154,8 @@ async function main(): Promise<number> {
       "",
       "Pay for GET /api/apy in application/x402+cbor (Ed25519 demo payer; --alg ml-dsa-65 for ML-DSA-65):",
       `  npm run pay -- --cbor ${gateway.url}/api/apy --facilitator ${cborFacilitator.url}`,
+      "Refund a CBOR payment (the payer is credited back once; the facilitator signs a revocation):",
+      `  npm run refund -- --facilitator ${cborFacilitator.url} <the receipt base64 npm run pay prints>`,
       "",
       "GET /api/metrics/validator has the humanity gate on: a CBOR payer also sends a humanity claim. The",
       "command asks the CBOR facilitator's DEMO issuer (POST /humanity; it vouches for anyone) for one:",

@@ -9,6 +9,7 @@ import {
   type SignatureAlgorithm,
   type SigningKey,
 } from "../protocol/cbor/signatures.js";
+import { encodeSettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
 import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 
 /** `npm run pay -- --cbor <url>`: pay a GET route in application/x402+cbor and print the receipt. */
@@ -71,6 +72,9 @@ export async function payCbor(
   if (paid.receipt) {
     console.log(
       `PAYMENT-RESPONSE (SettlementReceipt, decoded): ${show({ ...paid.receipt, claim: decodeClaim(paid.receipt.claim) })}`,
+    );
+    console.log(
+      `receipt (base64, for npm run refund): ${Buffer.from(encodeSettlementReceipt(paid.receipt)).toString("base64")}`,
     );
     if (options.facilitator !== undefined) {
       const supported = (await (

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { CborAccountBook } from "./cborFacilitator/CborAccountBook.js";
-import { LocalCborFacilitator } from "./cborFacilitator/LocalCborFacilitator.js";
+import { LocalCborFacilitator, type LocalRefundOutcome } from "./cborFacilitator/LocalCborFacilitator.js";
 import {
   MAX_FACILITATOR_REQUEST_BYTES,
   decodeCborFacilitatorRequest,
+  decodeCborRefundRequest,
+  encodeCborRevocationList,
   encodeCborSettleResponse,
   encodeCborVerifyResponse,
 } from "../protocol/cbor/facilitatorMessages.js";
@@ -48,15 +50,24 @@ export interface RunningCborFacilitator {
   merchantBalance(pseudonym: string, currency: Currency): bigint;
   /** The DEMO humanity issuer's public key (it vouches for any subject): what a gated route trusts. */
   humanityIssuerKey: Uint8Array;
-  calls: { verify: number; settle: number; supported: number; humanity: number };
+  calls: {
+    verify: number;
+    settle: number;
+    supported: number;
+    humanity: number;
+    refund: number;
+    revocations: number;
+  };
   stop(): Promise<void>;
 }
 
 /**
- * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify` and `/settle` in
- * `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
+ * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify`, `/settle` and `/refund` (a
+ * receipt → the payer credited back once, answered with the signed revocation) and `GET /revocations`
+ * in `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
  * the proof is a stand-in), and `POST /humanity`: a DEMO humanity issuer that signs an `is_human`
- * claim for any subject (body `{ subject: bstr }`, answer the claim's bytes). Its receipt key is kept in the books, so it survives a restart.
+ * claim for any subject (body `{ subject: bstr }`, answer the claim's bytes). Its receipt key is kept
+ * in the books, so it survives a restart.
  */
 export async function startCborFacilitator(
   options: StartCborFacilitatorOptions = {},
@@ -75,7 +86,7 @@ export async function startCborFacilitator(
   const now = options.now ?? Date.now;
   const facilitator = new LocalCborFacilitator({ book, receiptKey, now });
   const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
-  const calls = { verify: 0, settle: 0, supported: 0, humanity: 0 };
+  const calls = { verify: 0, settle: 0, supported: 0, humanity: 0, refund: 0, revocations: 0 };
   const log = options.log;
   const supported = {
     kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
@@ -104,7 +115,14 @@ export async function startCborFacilitator(
       calls.supported++;
       return sendJson(res, 200, supported);
     }
-    if (req.method !== "POST" || (path !== "/verify" && path !== "/settle" && path !== "/humanity"))
+    if (req.method === "GET" && path === "/revocations") {
+      calls.revocations++;
+      return sendCbor(res, encodeCborRevocationList(book.revocations()));
+    }
+    if (
+      req.method !== "POST" ||
+      (path !== "/verify" && path !== "/settle" && path !== "/humanity" && path !== "/refund")
+    )
       return sendJson(res, 404, { error: "not_found" });
     if (req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase() !== CBOR_MEDIA_TYPE) {
       return sendJson(res, 415, { error: `expected Content-Type: ${CBOR_MEDIA_TYPE}` });
@@ -127,6 +145,7 @@ export async function startCborFacilitator(
         return sendJson(res, 400, { error: (error as Error).message });
       }
     }
+    if (path === "/refund") return refund(res, body);
     let request;
     try {
       request = decodeCborFacilitatorRequest(body);
@@ -149,6 +168,24 @@ export async function startCborFacilitator(
     return sendCbor(res, encodeCborSettleResponse(settlement));
   }
 
+  function refund(res: ServerResponse, body: Uint8Array): void {
+    calls.refund++;
+    let request;
+    try {
+      request = decodeCborRefundRequest(body);
+    } catch (error) {
+      return sendJson(res, 400, { error: "invalid_request", message: (error as Error).message });
+    }
+    const outcome = facilitator.refund(request.receipt, request.amount);
+    log?.(`cbor refund: ${outcome.ok ? "refunded, revocation signed" : `refused: ${outcome.reason}`}`);
+    if (outcome.ok) return sendCbor(res, outcome.revocation);
+    const status = REFUND_REFUSAL_STATUS[outcome.reason];
+    return sendJson(res, status, {
+      error: outcome.reason,
+      ...("detail" in outcome ? { message: outcome.detail } : {}),
+    });
+  }
+
   const { url } = await listenOnLoopback(server, options.port);
   log?.(`cbor facilitator listening on ${url}; ${STAND_IN_PROOF_NOTICE}`);
   return {
@@ -166,6 +203,14 @@ export async function startCborFacilitator(
     },
   };
 }
+
+const REFUND_REFUSAL_STATUS: Record<Exclude<LocalRefundOutcome, { ok: true }>["reason"], number> = {
+  invalid_receipt: 400,
+  invalid_refund: 400,
+  refund_exceeds_payment: 400,
+  unknown_receipt: 404,
+  already_refunded: 409,
+};
 
 async function readBody(req: IncomingMessage): Promise<Uint8Array | undefined> {
   const chunks: Buffer[] = [];

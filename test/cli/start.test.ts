@@ -51,6 +51,10 @@ describe("npm start", () => {
           banner!,
         )?.[1];
       expect(cborCommand).toBeDefined();
+      const refundCommand = /^\s*(npm run refund -- --facilitator http:\/\/127\.0\.0\.1:\d+) </m.exec(
+        banner!,
+      )?.[1];
+      expect(refundCommand).toBeDefined();
       // The demo payer itself, then as the root of a demo delegation chain to a fresh agent key.
       for (const flags of ["--alg ed25519", "--alg ml-dsa-65", "--alg ed25519 --delegate"]) {
         const cbor = await promisify(exec)(`${cborCommand!} ${flags}`, {
@@ -63,6 +67,18 @@ describe("npm start", () => {
         expect(cbor.stdout).toContain('"apyPercent"');
         if (flags.endsWith("--delegate"))
           expect(cbor.stdout).toMatch(/^agent: ed25519:[0-9a-f]{64} \(fresh key\)/m);
+        if (flags.endsWith("--delegate")) continue;
+        // The printed refund command refunds the receipt once, then refuses it.
+        const receipt = /receipt \(base64, for npm run refund\): (\S+)/.exec(cbor.stdout)?.[1];
+        expect(receipt).toBeDefined();
+        const refunded = await run(`${refundCommand!} ${receipt!}`);
+        expect(refunded.stdout).toMatch(/revocation: revokes sha256:[0-9a-f]{64}, refunded 1000 USDC units/);
+        expect(refunded.stdout).toContain(
+          "receipt revoked (GET /revocations, facilitator key from /supported): yes",
+        );
+        await expect(run(`${refundCommand!} ${receipt!}`)).rejects.toMatchObject({
+          stderr: expect.stringContaining("refused: 409 already_refunded"),
+        });
       }
 
       // The humanity-gated route: the printed command fetches a DEMO claim and pays; without one, refused.

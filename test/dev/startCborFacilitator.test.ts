@@ -9,7 +9,16 @@ import { resolveCborOffer } from "../../src/pricing/resolveCborOffer.js";
 import { issueCborRequest } from "../../src/pricing/cborPaymentRequests.js";
 import { decodePaymentSignature, encodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
-import { decodeSettlementReceipt } from "../../src/protocol/cbor/SettlementReceipt.js";
+import { decodeClaim } from "../../src/protocol/cbor/Claim.js";
+import { isRevoked } from "../../src/protocol/cbor/revokeReceipt.js";
+import {
+  decodeSettlementReceipt,
+  encodeSettlementReceipt,
+  receiptDigest,
+  signReceipt,
+} from "../../src/protocol/cbor/SettlementReceipt.js";
+import { decodeSignedClaim, openSignedClaim } from "../../src/protocol/cbor/SignedClaim.js";
+import { fetchCborRevocations, requestCborRefund } from "../../src/dev/requestCborRefund.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { listenOnLoopback } from "../support/listenOnLoopback.js";
 import {
@@ -19,8 +28,6 @@ import {
   requestDemoHumanityClaim,
 } from "../../src/dev/demoHumanityIssuer.js";
 import { checkHumanityClaim } from "../../src/protocol/cbor/checkHumanityClaim.js";
-import { decodeClaim } from "../../src/protocol/cbor/Claim.js";
-import { decodeSignedClaim } from "../../src/protocol/cbor/SignedClaim.js";
 
 const offer = resolveCborOffer(
   "GET /api/quote",
@@ -131,6 +138,96 @@ describe("local CBOR facilitator over HTTP", () => {
     });
     expect(running.book.settlements()).toBe(settledBefore);
     expect(running.payerBalance(poor.publicKey, "USDC")).toBe(100n);
+  });
+
+  it("POST /refund credits the payer back once, answers the facilitator's revocation, and GET /revocations lists it", async () => {
+    const settled = await client.settleCbor(pay());
+    expect(settled.success).toBe(true);
+    const receipt = settled.receipt!;
+    const payerBefore = running.payerBalance(payer.publicKey, "USDC")!;
+    const merchantBefore = running.merchantBalance("merchant:test", "USDC");
+    expect(isRevoked(receipt, await fetchCborRevocations(running.url), running.receiptKey)).toBe(false);
+
+    const first = await requestCborRefund(running.url, receipt);
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    const revocation = openSignedClaim(first.revocation, {
+      predicate: "revokes",
+      trustedSigners: [running.receiptKey],
+    });
+    expect(revocation).toMatchObject({
+      valid: true,
+      claim: {
+        subject: payer.publicKey,
+        object: receiptDigest(decodeSettlementReceipt(receipt)),
+        quantity: { currency: "USDC", amount: 2500n },
+      },
+    });
+    expect(running.payerBalance(payer.publicKey, "USDC")).toBe(payerBefore + 2500n);
+    expect(running.merchantBalance("merchant:test", "USDC")).toBe(merchantBefore - 2500n);
+    const listed = await fetchCborRevocations(running.url);
+    expect(listed.map((r) => Buffer.from(r).toString("hex"))).toContain(
+      Buffer.from(first.revocation).toString("hex"),
+    );
+    expect(isRevoked(receipt, listed, running.receiptKey)).toBe(true);
+    expect(isRevoked(receipt, listed, createSigningKey("ed25519").publicKey)).toBe(false);
+
+    expect(await requestCborRefund(running.url, receipt)).toMatchObject({
+      ok: false,
+      status: 409,
+      error: "already_refunded",
+    });
+    expect(running.payerBalance(payer.publicKey, "USDC")).toBe(payerBefore + 2500n);
+    expect(running.merchantBalance("merchant:test", "USDC")).toBe(merchantBefore - 2500n);
+    expect(running.calls.refund).toBeGreaterThanOrEqual(2);
+  });
+
+  it("POST /refund: a partial refund, and refusals that move nothing", async () => {
+    const receipt = (await client.settleCbor(pay())).receipt!;
+    const payerBefore = running.payerBalance(payer.publicKey, "USDC")!;
+    expect(await requestCborRefund(running.url, receipt, 2501n)).toMatchObject({
+      status: 400,
+      error: "invalid_refund",
+    });
+    expect(await requestCborRefund(running.url, receipt, 0n)).toMatchObject({
+      status: 400,
+      error: "invalid_refund",
+    });
+    const forged = encodeSettlementReceipt(
+      signReceipt(createSigningKey("ed25519"), decodeClaim(decodeSettlementReceipt(receipt).claim)),
+    );
+    expect(await requestCborRefund(running.url, forged)).toMatchObject({
+      status: 400,
+      error: "invalid_receipt",
+    });
+    // Signed with this facilitator's key (its seed is in the books) but not the receipt its books hold.
+    const facilitatorKey = createSigningKey(
+      "ed25519",
+      Buffer.from(
+        running.book.meta("receipt_key_seed", () => "set at start"),
+        "hex",
+      ),
+    );
+    expect(facilitatorKey.publicKey).toEqual(running.receiptKey);
+    const reissued = encodeSettlementReceipt(
+      signReceipt(facilitatorKey, decodeClaim(decodeSettlementReceipt(receipt).claim)),
+    );
+    expect(await requestCborRefund(running.url, reissued)).toMatchObject({
+      status: 404,
+      error: "unknown_receipt",
+    });
+    expect(running.payerBalance(payer.publicKey, "USDC")).toBe(payerBefore);
+    const junk = await fetch(`${running.url}/refund`, {
+      method: "POST",
+      headers: { "content-type": "application/x402+cbor" },
+      body: Buffer.from("a1", "hex"),
+    });
+    expect(junk.status).toBe(400);
+    const notCbor = await fetch(`${running.url}/refund`, { method: "POST", body: "{}" });
+    expect(notCbor.status).toBe(415);
+    expect(await requestCborRefund(running.url, receipt, 1000n)).toMatchObject({ ok: true });
+    expect(running.payerBalance(payer.publicKey, "USDC")).toBe(payerBefore + 1000n);
+    expect(await requestCborRefund(running.url, receipt, 1000n)).toMatchObject({ status: 409 });
   });
 
   it("keeps balances, settlements and its receipt key across a restart", async () => {

@@ -9,6 +9,8 @@ CREATE TABLE IF NOT EXISTS merchants (pseudonym TEXT NOT NULL, currency TEXT NOT
   PRIMARY KEY (pseudonym, currency));
 CREATE TABLE IF NOT EXISTS settlements (intent TEXT PRIMARY KEY, payer TEXT NOT NULL, merchant TEXT NOT NULL,
   currency TEXT NOT NULL, amount TEXT NOT NULL, settled_at INTEGER NOT NULL, receipt BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS refunds (intent TEXT PRIMARY KEY, amount TEXT NOT NULL, refunded_at INTEGER NOT NULL,
+  revocation BLOB NOT NULL);
 `;
 
 export interface Transfer {
@@ -24,6 +26,20 @@ export interface Transfer {
 export type TransferOutcome =
   | { ok: true; receipt: Uint8Array }
   | { ok: false; reason: "intent_already_settled" | "insufficient_funds" | "unknown_payer" };
+
+export interface Refund {
+  /** Hex SHA-256 of the payment_intent bytes: the settlement refunded. */
+  intent: string;
+  /** The receipt presented: must be the one the settlement issued, byte for byte. */
+  receipt: Uint8Array;
+  /** Amount refunded (at most the amount settled), in the settlement's currency. */
+  amount: bigint;
+  refundedAt: number;
+}
+
+export type RefundOutcome =
+  | { ok: true; revocation: Uint8Array }
+  | { ok: false; reason: "unknown_receipt" | "already_refunded" | "refund_exceeds_payment" };
 
 /**
  * The local CBOR facilitator's books in SQLite (WAL, synchronous FULL): payer balances by payer id and
@@ -60,6 +76,15 @@ export class CborAccountBook {
           "VALUES (?, ?, ?, ?, ?, ?, ?)",
       ),
       count: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM settlements"),
+      settlement: db.prepare<
+        [string],
+        { payer: string; merchant: string; currency: string; amount: string; receipt: Buffer }
+      >("SELECT payer, merchant, currency, amount, receipt FROM settlements WHERE intent = ?"),
+      refunded: db.prepare<[string], { intent: string }>("SELECT intent FROM refunds WHERE intent = ?"),
+      refund: db.prepare("INSERT INTO refunds (intent, amount, refunded_at, revocation) VALUES (?, ?, ?, ?)"),
+      revocations: db.prepare<[], { revocation: Buffer }>(
+        "SELECT revocation FROM refunds ORDER BY refunded_at, intent",
+      ),
     };
   }
 
@@ -119,6 +144,46 @@ export class CborAccountBook {
         return { ok: true, receipt: signed };
       })
       .immediate();
+  }
+
+  /**
+   * Refund a settlement once: credit the payer back, debit the merchant and record the revocation,
+   * all or nothing. The receipt must be the settlement's own; a second refund of it is refused.
+   */
+  refund(refund: Refund, revocation: () => Uint8Array): RefundOutcome {
+    return this.db
+      .transaction((): RefundOutcome => {
+        const settled = this.statements.settlement.get(refund.intent);
+        if (settled === undefined || !Buffer.from(refund.receipt).equals(settled.receipt)) {
+          return { ok: false, reason: "unknown_receipt" };
+        }
+        if (this.statements.refunded.get(refund.intent) !== undefined) {
+          return { ok: false, reason: "already_refunded" };
+        }
+        if (refund.amount > BigInt(settled.amount)) return { ok: false, reason: "refund_exceeds_payment" };
+        const signed = revocation();
+        const payerBalance = this.payerBalance(settled.payer, settled.currency) ?? 0n;
+        this.statements.setPayer.run(
+          settled.payer,
+          settled.currency,
+          (payerBalance + refund.amount).toString(),
+        );
+        const merchantBalance = this.merchantBalance(settled.merchant, settled.currency) - refund.amount;
+        this.statements.setMerchant.run(settled.merchant, settled.currency, merchantBalance.toString());
+        this.statements.refund.run(
+          refund.intent,
+          refund.amount.toString(),
+          refund.refundedAt,
+          Buffer.from(signed),
+        );
+        return { ok: true, revocation: signed };
+      })
+      .immediate();
+  }
+
+  /** Every revocation signed so far (encoded SignedClaims), oldest first. */
+  revocations(): Uint8Array[] {
+    return this.statements.revocations.all().map((row) => new Uint8Array(row.revocation));
   }
 
   close(): void {

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
 import { DELEGATION_DEFAULTS, checkDelegationChain } from "../../protocol/cbor/checkDelegationChain.js";
 import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
-import { decodeQuantifiedClaim, encodeClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
+import { decodeQuantifiedClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
 import type {
   CborFacilitatorRequest,
   CborSettleResponse,
@@ -15,10 +15,13 @@ import {
 } from "../../protocol/cbor/PaymentRequest.js";
 import { decodePaymentSignature, type PaymentSignature } from "../../protocol/cbor/PaymentSignature.js";
 import { PREDICATE_WAS_PAID } from "../../protocol/cbor/profile.js";
-import { encodeSettlementReceipt } from "../../protocol/cbor/SettlementReceipt.js";
+import { encodeSettlementReceipt, signReceipt } from "../../protocol/cbor/SettlementReceipt.js";
 import { payerIdOf, type SigningKey } from "../../protocol/cbor/signatures.js";
 import { isStandInProof } from "../../protocol/cbor/standInProof.js";
-import type { CborAccountBook } from "./CborAccountBook.js";
+import { revokeReceipt } from "../../protocol/cbor/revokeReceipt.js";
+import { encodeSignedClaim } from "../../protocol/cbor/SignedClaim.js";
+import { verifyReceipt } from "../../protocol/cbor/verifyReceipt.js";
+import type { CborAccountBook, RefundOutcome } from "./CborAccountBook.js";
 
 export interface LocalCborFacilitatorDeps {
   book: CborAccountBook;
@@ -28,6 +31,9 @@ export interface LocalCborFacilitatorDeps {
   /** Clock difference tolerated on a deadline, in seconds. */
   skewSeconds?: number;
 }
+
+export type LocalRefundOutcome =
+  RefundOutcome | { ok: false; reason: "invalid_receipt" | "invalid_refund"; detail: string };
 
 type Checked =
   | { ok: true; request: PaymentRequest; payment: PaymentSignature; claim: QuantifiedClaim; payer: string }
@@ -64,23 +70,52 @@ export class LocalCborFacilitator implements CborFacilitator {
         amount: claim.quantity.amount,
         settledAt,
       },
-      () => {
-        const receiptClaim = encodeClaim({
-          ...claim,
-          predicate: PREDICATE_WAS_PAID,
-          time: settledAt,
-          context: new Uint8Array(intentDigest),
-        });
-        return encodeSettlementReceipt({
-          claim: receiptClaim,
-          signature: this.deps.receiptKey.sign(receiptClaim),
-          signer: this.deps.receiptKey.publicKey,
-        });
-      },
+      () =>
+        encodeSettlementReceipt(
+          signReceipt(this.deps.receiptKey, {
+            ...claim,
+            predicate: PREDICATE_WAS_PAID,
+            time: settledAt,
+            context: new Uint8Array(intentDigest),
+          }),
+        ),
     );
     return outcome.ok
       ? { success: true, receipt: outcome.receipt }
       : { success: false, errorReason: outcome.reason };
+  }
+
+  /**
+   * Refund a receipt this facilitator issued, once: credits the payer back (the whole amount, or
+   * `amount` units) and answers the signed revocation (`revokes` claim, see revokeReceipt).
+   */
+  refund(receipt: Uint8Array, amount?: bigint): LocalRefundOutcome {
+    const verdict = verifyReceipt(receipt, this.deps.receiptKey.publicKey);
+    if (!verdict.valid) return { ok: false, reason: "invalid_receipt", detail: verdict.reason };
+    const now = this.deps.now();
+    const refunded = {
+      currency: verdict.claim.quantity.currency,
+      amount: amount ?? verdict.claim.quantity.amount,
+    };
+    let revocation: () => Uint8Array;
+    try {
+      const signed = encodeSignedClaim(
+        revokeReceipt(receipt, this.deps.receiptKey, { now, refund: refunded }),
+      );
+      revocation = () => signed;
+    } catch (error) {
+      return { ok: false, reason: "invalid_refund", detail: (error as Error).message };
+    }
+    const outcome = this.deps.book.refund(
+      {
+        intent: Buffer.from(verdict.claim.context).toString("hex"),
+        receipt,
+        amount: refunded.amount,
+        refundedAt: Math.floor(now / 1000),
+      },
+      revocation,
+    );
+    return outcome;
   }
 
   private check(body: CborFacilitatorRequest): Checked {

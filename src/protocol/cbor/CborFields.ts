@@ -41,14 +41,21 @@ export class CborFields {
     return this.optional(key, () => this.bytes(key));
   }
 
-  optionalBytesArray(key: string): Uint8Array[] | undefined {
-    return this.optional(key, () =>
-      this.required(key, "an array of byte strings", (value) =>
-        Array.isArray(value) && value.every((item) => item instanceof Uint8Array)
-          ? (value as Uint8Array[])
-          : undefined,
-      ),
+  bytesArray(key: string): Uint8Array[] {
+    return this.required(key, "an array of byte strings", (value) =>
+      Array.isArray(value) && value.every((item) => item instanceof Uint8Array)
+        ? (value as Uint8Array[])
+        : undefined,
     );
+  }
+
+  optionalBytesArray(key: string): Uint8Array[] | undefined {
+    return this.optional(key, () => this.bytesArray(key));
+  }
+
+  /** A value of any CBOR type, for a caller that checks it itself. */
+  any(key: string): CborValue {
+    return this.required(key, "a value", (value) => value);
   }
 
   /** Tag 0 date-time text, as a Date. */
@@ -84,7 +91,8 @@ export class CborFields {
     return value;
   }
 
-  private optional<T>(key: string, read: () => T): T | undefined {
+  /** `read()` when `key` is present (marks it read either way). */
+  optional<T>(key: string, read: () => T): T | undefined {
     this.seen.add(key);
     return this.map.has(key) ? read() : undefined;
   }

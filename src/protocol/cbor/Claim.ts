@@ -44,16 +44,29 @@ export type QuantifiedClaim = Claim & { quantity: Quantity };
 
 const WHAT = "claim";
 
+/** The six parts of a claim, in their order in the CBOR array. */
+export const CLAIM_PARTS = ["subject", "predicate", "object", "quantity", "time", "context"] as const;
+export type ClaimPart = (typeof CLAIM_PARTS)[number];
+
+export function isClaimPart(value: unknown): value is ClaimPart {
+  return (CLAIM_PARTS as readonly unknown[]).includes(value);
+}
+
 export function encodeClaim(claim: Claim): Uint8Array {
   checkClaim(claim);
-  return encodeCanonical([
+  return encodeCanonical(claimPartValues(claim));
+}
+
+/** The six parts as the CBOR values the claim's array holds, in order. */
+export function claimPartValues(claim: Claim): CborValue[] {
+  return [
     claim.subject,
     claim.predicate,
     claim.object,
     claim.quantity === null ? null : [claim.quantity.currency, claim.quantity.amount],
     new CborTag(1, claim.time),
     claim.context,
-  ]);
+  ];
 }
 
 export function decodeClaim(bytes: Uint8Array): Claim {
@@ -61,31 +74,56 @@ export function decodeClaim(bytes: Uint8Array): Claim {
   if (!Array.isArray(value) || value.length !== 6) {
     throw new CborError("wrong_type", "expected an array of six parts", WHAT);
   }
-  const [subject, predicate, object, quantity, time, context] = value as [
-    CborValue,
-    CborValue,
-    CborValue,
-    CborValue,
-    CborValue,
-    CborValue,
-  ];
-  if (!(subject instanceof Uint8Array)) throw wrong("subject", "a byte string");
-  if (!isPredicate(predicate)) throw wrong("predicate", "a v0.3 predicate");
-  if (typeof object !== "string") throw wrong("object", "text");
-  if (!(time instanceof CborTag) || time.tag !== 1 || typeof time.value !== "number")
-    throw wrong("time", "tag 1 seconds");
-  if (!(context instanceof Uint8Array)) throw wrong("context", "a byte string");
-  const claim: Claim = {
-    subject,
-    predicate,
-    object,
-    quantity: quantity === null ? null : decodeQuantity(quantity),
-    time: time.value,
-    context,
-  };
-  checkClaim(claim);
-  return claim;
+  const claim = {} as Record<ClaimPart, unknown>;
+  CLAIM_PARTS.forEach((part, index) => {
+    claim[part] = readClaimPart(part, value[index] as CborValue);
+  });
+  checkClaim(claim as unknown as Claim);
+  return claim as unknown as Claim;
 }
+
+/**
+ * One part of a claim from its CBOR value, checked on its own (type, key and digest lengths, whole
+ * seconds); what ties parts together (a quantity exactly when the predicate has one) is checked on
+ * whole claims only. Throws {@link CborError} naming `claim.<part>`.
+ */
+export function readClaimPart<P extends ClaimPart>(part: P, value: CborValue): Claim[P] {
+  return PART_READERS[part](value) as Claim[P];
+}
+
+const PART_READERS: { [P in ClaimPart]: (value: CborValue) => Claim[P] } = {
+  subject: (value) => {
+    if (!(value instanceof Uint8Array)) throw wrong("subject", "a byte string");
+    if (value.length !== ED25519_PUBLIC_KEY_BYTES && value.length !== ML_DSA_65_PUBLIC_KEY_BYTES) {
+      throw new CborError(
+        "wrong_value",
+        "expected a 32-byte Ed25519 or 1952-byte ML-DSA-65 key",
+        `${WHAT}.subject`,
+      );
+    }
+    return value;
+  },
+  predicate: (value) => {
+    if (!isPredicate(value)) throw wrong("predicate", "a v0.3 predicate");
+    return value;
+  },
+  object: (value) => {
+    if (typeof value !== "string") throw wrong("object", "text");
+    return value;
+  },
+  quantity: (value) => (value === null ? null : decodeQuantity(value)),
+  time: (value) => {
+    if (!(value instanceof CborTag) || value.tag !== 1 || typeof value.value !== "number")
+      throw wrong("time", "tag 1 seconds");
+    checkTime(value.value);
+    return value.value;
+  },
+  context: (value) => {
+    if (!(value instanceof Uint8Array)) throw wrong("context", "a byte string");
+    checkContext(value);
+    return value;
+  },
+};
 
 /** Decode a claim that must carry a quantity (an intent, a receipt, a grant, a revocation). */
 export function decodeQuantifiedClaim(bytes: Uint8Array): QuantifiedClaim {
@@ -103,16 +141,7 @@ function decodeQuantity(quantity: CborValue): Quantity {
 }
 
 function checkClaim(claim: Claim): void {
-  if (
-    claim.subject.length !== ED25519_PUBLIC_KEY_BYTES &&
-    claim.subject.length !== ML_DSA_65_PUBLIC_KEY_BYTES
-  ) {
-    throw new CborError(
-      "wrong_value",
-      "expected a 32-byte Ed25519 or 1952-byte ML-DSA-65 key",
-      `${WHAT}.subject`,
-    );
-  }
+  PART_READERS.subject(claim.subject);
   const unquantified = UNQUANTIFIED_PREDICATES.includes(claim.predicate);
   if (unquantified !== (claim.quantity === null)) {
     throw new CborError(
@@ -121,9 +150,17 @@ function checkClaim(claim: Claim): void {
       `${WHAT}.quantity`,
     );
   }
-  if (claim.context.length !== 32)
+  checkContext(claim.context);
+  checkTime(claim.time);
+}
+
+function checkContext(context: Uint8Array): void {
+  if (context.length !== 32)
     throw new CborError("wrong_value", "expected 32 bytes (SHA-256)", `${WHAT}.context`);
-  if (!Number.isSafeInteger(claim.time) || claim.time < 0) {
+}
+
+function checkTime(time: number): void {
+  if (!Number.isSafeInteger(time) || time < 0) {
     throw new CborError("wrong_value", "expected whole seconds since the epoch", `${WHAT}.time`);
   }
 }

@@ -83,3 +83,38 @@ export function decodeCborSettleResponse(bytes: Uint8Array): CborSettleResponse 
   fields.done();
   return response;
 }
+
+/** Body of the local facilitator's `POST /refund` (v0.3): a receipt it issued, and the units to refund. */
+export interface CborRefundRequest {
+  /** The encoded SettlementReceipt, byte for byte as issued. */
+  receipt: Uint8Array;
+  /** Units to refund (default: the whole amount paid). */
+  amount?: bigint | undefined;
+}
+
+export function encodeCborRefundRequest(request: CborRefundRequest): Uint8Array {
+  const map: CborMap = new Map<string, CborValue>([["receipt", request.receipt]]);
+  if (request.amount !== undefined) map.set("amount", request.amount);
+  return encodeCanonical(map);
+}
+
+export function decodeCborRefundRequest(bytes: Uint8Array): CborRefundRequest {
+  const fields = new CborFields(decodeCanonical(bytes), "RefundRequest");
+  const request: CborRefundRequest = { receipt: fields.bytes("receipt") };
+  const amount = fields.optional("amount", () => fields.uint("amount"));
+  if (amount !== undefined) request.amount = amount;
+  fields.done();
+  return request;
+}
+
+/** Answer of `GET /revocations`: `{ revocations: [bstr] }`, each an encoded SignedClaim (`revokes`). */
+export function encodeCborRevocationList(revocations: readonly Uint8Array[]): Uint8Array {
+  return encodeCanonical(new Map<string, CborValue>([["revocations", [...revocations]]]));
+}
+
+export function decodeCborRevocationList(bytes: Uint8Array): Uint8Array[] {
+  const fields = new CborFields(decodeCanonical(bytes), "RevocationList");
+  const revocations = fields.bytesArray("revocations");
+  fields.done();
+  return revocations;
+}

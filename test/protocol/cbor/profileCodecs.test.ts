@@ -27,6 +27,7 @@ import { CURRENCIES } from "../../../src/protocol/cbor/profile.js";
 import {
   decodeSettlementReceipt,
   encodeSettlementReceipt,
+  signReceipt,
 } from "../../../src/protocol/cbor/SettlementReceipt.js";
 import { createSigningKey, verifySignature } from "../../../src/protocol/cbor/signatures.js";
 import { isStandInProof, standInProof } from "../../../src/protocol/cbor/standInProof.js";
@@ -88,7 +89,12 @@ describe("x402+cbor typed codecs", () => {
     );
     fc.assert(
       fc.property(
-        fc.record({ claim: bytes(0, 80), signature: bytes(0, 64), signer: bytes(0, 32) }),
+        fc.record({
+          claim: bytes(0, 80),
+          salts: fc.array(bytes(16, 16), { minLength: 6, maxLength: 6 }),
+          signature: bytes(0, 64),
+          signer: bytes(0, 32),
+        }),
         (value) => {
           expect(decodeSettlementReceipt(encodeSettlementReceipt(value))).toEqual(value);
         },
@@ -280,25 +286,25 @@ describe("x402+cbor signatures, stand-in proof and receipts", () => {
       time: 1_800_000_000,
       context: new Uint8Array(32).fill(2),
     });
-    const receipt = {
-      claim: receiptClaim,
-      signature: facilitator.sign(receiptClaim),
-      signer: facilitator.publicKey,
-    };
+    const receipt = signReceipt(facilitator, decodeClaim(receiptClaim));
     const encoded = encodeSettlementReceipt(receipt);
     const verdict = verifyReceipt(Buffer.from(encoded).toString("base64"), facilitator.publicKey);
     expect(verdict).toEqual({ valid: true, claim: decodeClaim(receiptClaim) });
-    expect(verifyReceipt(encoded, createSigningKey("ed25519").publicKey).valid).toBe(false);
+    expect(verifyReceipt(encoded, createSigningKey("ed25519").publicKey)).toEqual({
+      valid: false,
+      reason: "signed by another key than the facilitator's",
+    });
     const changed = new Uint8Array(receiptClaim);
     changed[changed.length - 1] = (changed[changed.length - 1] as number) ^ 1;
-    expect(verifyReceipt({ ...receipt, claim: changed }, facilitator.publicKey).valid).toBe(false);
-    const intentClaim = encodeClaim({ ...decodeClaim(receiptClaim), predicate: "pays" });
-    expect(
-      verifyReceipt(
-        { ...receipt, claim: intentClaim, signature: facilitator.sign(intentClaim) },
-        facilitator.publicKey,
-      ),
-    ).toEqual({ valid: false, reason: 'the claim is not a "was_paid" receipt' });
+    expect(verifyReceipt({ ...receipt, claim: changed }, facilitator.publicKey)).toEqual({
+      valid: false,
+      reason: "the signature does not match the receipt's commitments",
+    });
+    const intent = signReceipt(facilitator, { ...decodeClaim(receiptClaim), predicate: "pays" });
+    expect(verifyReceipt(intent, facilitator.publicKey)).toEqual({
+      valid: false,
+      reason: 'the claim is not a "was_paid" receipt',
+    });
     expect(verifyReceipt("%%%", facilitator.publicKey).valid).toBe(false);
   });
 });
