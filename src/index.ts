@@ -56,6 +56,18 @@ export {
   type HumanityRefusal,
 } from "./protocol/cbor/checkHumanityClaim.js";
 export { verifyReceipt, type ReceiptVerdict } from "./protocol/cbor/verifyReceipt.js";
+// Delegation chains (docs/cbor.md, "Delegation"): grants, their scope, the chain check.
+export { issueGrant, type GrantTerms } from "./protocol/cbor/issueGrant.js";
+export {
+  checkDelegationChain,
+  DELEGATION_DEFAULTS,
+  type CheckedGrant,
+  type DelegationLimits,
+  type DelegationProblem,
+  type DelegationRefusal,
+  type DelegationVerdict,
+} from "./protocol/cbor/checkDelegationChain.js";
+export { formatScope, parseScope, type DelegationScope } from "./protocol/cbor/DelegationScope.js";
 export {
   createSigningKey,
   verifySignature,

@@ -5,13 +5,14 @@ import { loadConfig } from "../config/loadConfig.js";
 import { BaseError } from "../common/BaseError.js";
 import { silentLogger } from "../common/Logger.js";
 import { parseRevocationRequest } from "../recognition/parseRevocationRequest.js";
+import { parsePublicKeys } from "../protocol/cbor/publicKeyList.js";
 import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "../config/recognitionsOf.js";
 import { revokePayer } from "../recognition/revokePayer.js";
 import type { CommandIo } from "./recognize.js";
 
-export const REVOKE_USAGE = `Usage: x402-gateway revoke --config <file> --payer <address> [--reason <text>] [--url <gateway>]
+export const REVOKE_USAGE = `Usage: x402-gateway revoke --config <file> --payer <address> [--reason <text>] [--revocation <base64>] [--url <gateway>]
 
 Revokes a payer's recognition (its payment was refunded): every gateway instance stops admitting
 its sign-in at once and keeps refusing it for revocation.holdMs, whatever the chain still answers.
@@ -23,6 +24,8 @@ endpoint (admin.enabled, admin.token) at the config's listen address, or at --ur
   --config  the gateway's config file (required)
   --payer   the payer's EVM address (0x + 40 hex digits, any case; required)
   --reason  why, e.g. refund (logged; at most 200 printable characters)
+  --revocation  the facilitator's signed revocation of the refunded receipt (base64, as its
+            /refund answers it): checked against revocation.trustedSigners and logged as proof
   --url     base URL of the gateway to POST to (default: from listen), without a Redis ledger
   --help    this text
 
@@ -55,6 +58,7 @@ export async function runRevoke(
         config: { type: "string" },
         payer: { type: "string" },
         reason: { type: "string" },
+        revocation: { type: "string" },
         url: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -71,7 +75,11 @@ export async function runRevoke(
   if (values.payer === undefined) return usageError("--payer <address> is required");
   let request;
   try {
-    request = parseRevocationRequest({ payer: values.payer, reason: values.reason });
+    request = parseRevocationRequest({
+      payer: values.payer,
+      reason: values.reason,
+      revocation: values.revocation,
+    });
   } catch (error) {
     return usageError((error as Error).message);
   }
@@ -92,7 +100,12 @@ export async function runRevoke(
       holdMs: revocationHoldMs(config.revocation?.holdMs, recognitionsOf(config)),
     });
     try {
-      const receipt = await revokePayer(revokedPayers, request, silentLogger);
+      const receipt = await revokePayer(
+        revokedPayers,
+        request,
+        silentLogger,
+        parsePublicKeys(config.revocation?.trustedSigners ?? [], "revocation.trustedSigners"),
+      );
       io.stdout.write(`${JSON.stringify({ ...receipt, until: new Date(receipt.until).toISOString() })}\n`);
       return 0;
     } catch (error) {

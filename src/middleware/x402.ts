@@ -18,6 +18,7 @@ import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
 import type { RevokedPayers } from "../recognition/RevokedPayers.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import { revokePayer, type RevocationReceipt } from "../recognition/revokePayer.js";
+import { parsePublicKeys } from "../protocol/cbor/publicKeyList.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import type { LedgerSettings } from "../ledger/ledgerSettings.js";
 import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
@@ -191,8 +192,12 @@ export function assemblePaymentFlow<R>(
     const failed = closed.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
   };
+  const revocationSigners = parsePublicKeys(
+    settings.revocation?.trustedSigners ?? [],
+    "revocation.trustedSigners",
+  );
   const revoke = (request: RevocationRequest): Promise<RevocationReceipt> =>
-    revokePayer(revokedPayers, request, logger);
+    revokePayer(revokedPayers, request, logger, revocationSigners);
   return { flow, routes: routes.routes, checkSupport, close, revoke };
 }
 

@@ -6,11 +6,17 @@ import { sendError } from "../middleware/respond.js";
 import { lenientReadings } from "../pricing/lenientReadings.js";
 import { GatewayError } from "../protocol/errors.js";
 import type { Middleware } from "./composeMiddleware.js";
-import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
+import {
+  MAX_SIGNED_REVOCATION_CHARS,
+  type RevocationRequest,
+} from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
 
-/** Largest admin request body, in bytes: a revocation is a payer and a short reason. */
-export const ADMIN_MAX_BODY_BYTES = 4 * 1024;
+/**
+ * Largest admin request body, in bytes: a payer, a short reason and at most a signed revocation of
+ * {@link MAX_SIGNED_REVOCATION_CHARS} base64 characters (ML-DSA-65 keys and signatures are large).
+ */
+export const ADMIN_MAX_BODY_BYTES = MAX_SIGNED_REVOCATION_CHARS + 4 * 1024;
 
 export interface AdminEndpointOptions {
   /** Where it lives (`admin.path`): everything under it is answered here, never forwarded. */
@@ -28,7 +34,7 @@ const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8
 
 /**
  * The operator's endpoint, mounted after path normalisation: `POST {path}/revocations` with
- * `Authorization: Bearer <token>` and `{ "payer": "0x…", "reason"? }` revokes a payer's recognition.
+ * `Authorization: Bearer <token>` and `{ "payer": "0x…", "reason"?, "revocation"? }` revokes a payer's recognition.
  * The token is checked first (constant time), before anything else is read; nothing under `path`,
  * nor any path a lenient server could read as under it, reaches the paywall or an upstream.
  */
@@ -172,7 +178,7 @@ function parseJson(body: Buffer): unknown {
     return JSON.parse(utf8.decode(body)) as unknown;
   } catch {
     throw new GatewayError("invalid_revocation", "the body is not UTF-8 JSON", {
-      details: { problems: ["(root): expected a JSON object { payer, reason? }"] },
+      details: { problems: ["(root): expected a JSON object { payer, reason?, revocation? }"] },
     });
   }
 }

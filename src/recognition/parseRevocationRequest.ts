@@ -2,16 +2,23 @@ import { z } from "zod/v4";
 import { describeIssues } from "../protocol/describeIssues.js";
 import { GatewayError } from "../protocol/errors.js";
 
+/** Longest `revocation` accepted, in base64 characters (an ML-DSA-65 signed claim is about 7 KB). */
+export const MAX_SIGNED_REVOCATION_CHARS = 16 * 1024;
+
 /**
- * What revoking a payer takes: the payer and why. Keep it an object: a signed revocation claim
- * (a CBOR receipt's revocation) is to be accepted here as a further field once its verifier exists;
- * until then an unknown field is refused rather than ignored.
+ * What revoking a payer takes: the payer, why, and optionally the facilitator's signed revocation of
+ * the refunded receipt as proof. An unknown field is refused rather than ignored.
  */
 export interface RevocationRequest {
-  /** The payer's EVM address (0x + 40 hex digits, any case). */
+  /** The payer's EVM address (0x + 40 hex digits, any case): the address recognition knows. */
   payer: string;
   /** Why (e.g. `refund`): logged, at most 200 printable characters. */
   reason?: string | undefined;
+  /**
+   * Base64 of a facilitator's signed `revokes` claim (x402+cbor v0.3, see `revokeReceipt`): checked
+   * against `revocation.trustedSigners` and logged with the receipt it revokes.
+   */
+  revocation?: string | undefined;
 }
 
 export const revocationRequestSchema = z.strictObject({
@@ -22,10 +29,20 @@ export const revocationRequestSchema = z.strictObject({
     .max(200)
     .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, "expected printable characters only")
     .optional(),
+  revocation: z
+    .string()
+    .min(1)
+    .max(MAX_SIGNED_REVOCATION_CHARS)
+    .regex(/^[A-Za-z0-9+/_-]+={0,2}$/, "expected base64 of a signed revokes claim")
+    .optional(),
 });
 
 /** A valid {@link RevocationRequest} from untrusted input, or a `400 invalid_revocation` naming each problem. */
-export function parseRevocationRequest(input: unknown): { payer: string; reason?: string } {
+export function parseRevocationRequest(input: unknown): {
+  payer: string;
+  reason?: string;
+  revocation?: string;
+} {
   const parsed = revocationRequestSchema.safeParse(input);
   if (!parsed.success) {
     const problems = describeIssues(parsed.error);

@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { publicKeyListSchema } from "../protocol/cbor/publicKeyList.js";
 import { RECOGNITION_DEFAULTS } from "./recognitionDefaults.js";
 
 /** Defaults of the revocation settings, written once. */
@@ -19,6 +20,9 @@ export const revocationSettingsSchema = z.strictObject({
     description:
       "With a Redis ledger: prefix of the shared revocation set (`{prefix}payers`) and channel (`{prefix}events`). Default `x402:revoked:`.",
   }),
+  trustedSigners: publicKeyListSchema(
+    "Facilitator receipt keys (public keys in hex) whose signed `revokes` claims a revocation may carry as proof of the refund (`revocation` field). Default none: a revocation that carries one is refused.",
+  ).optional(),
 });
 export type RevocationSettings = z.infer<typeof revocationSettingsSchema>;
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { privateKeyToAccount } from "viem/accounts";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
+import { ADMIN_MAX_BODY_BYTES } from "../../src/proxy/createAdminEndpoint.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
 import { parseRevocationRequest } from "../../src/recognition/parseRevocationRequest.js";
@@ -188,7 +189,7 @@ describe("the admin endpoint", () => {
       ["invalid UTF-8", '{"payer":"\xff"}', 400, "invalid_revocation"],
       [
         "too large",
-        JSON.stringify({ payer: payer.address, reason: "r".repeat(5000) }),
+        JSON.stringify({ payer: payer.address, reason: "r".repeat(ADMIN_MAX_BODY_BYTES + 1) }),
         413,
         "payload_too_large",
       ],
@@ -215,7 +216,7 @@ describe("the admin endpoint", () => {
     expect(upstream.seen.length).toBe(before);
   });
 
-  it("cuts a chunked body past 4 KiB with 413", async () => {
+  it("cuts a chunked body past ADMIN_MAX_BODY_BYTES with 413", async () => {
     const url = new URL(revocations(on));
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(
@@ -236,7 +237,7 @@ describe("the admin endpoint", () => {
         },
       );
       req.on("error", reject);
-      for (let i = 0; i < 10; i++) req.write("x".repeat(1024));
+      for (let i = 0; i <= ADMIN_MAX_BODY_BYTES / 1024; i++) req.write("x".repeat(1024));
       req.end();
     });
     expect(status).toBe(413);
