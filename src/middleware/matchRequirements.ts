@@ -7,6 +7,7 @@ export type RequirementsMatch =
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 const sameAmount = (a: string, b: string): boolean => {
+  if (a === b) return true;
   try {
     return BigInt(a) === BigInt(b);
   } catch {
