@@ -85,7 +85,7 @@ class Hold implements HeldResponse {
     res.write = holdWrite as ServerResponse["write"];
     res.end = holdEnd as ServerResponse["end"];
     res.flushHeaders = holdFlushHeaders;
-    res.once("close", this.onClose);
+    res.on("close", this.onClose);
   }
 
   capture(chunk: unknown, encoding: unknown): void {
