@@ -9,6 +9,7 @@ import {
   type PaymentPayload,
 } from "../protocol/schemas.js";
 import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
+import { isPlainPaymentPayload } from "../protocol/isPlainPaymentPayload.js";
 
 /**
  * Decode and validate a `PAYMENT-SIGNATURE` header (base64 JSON, padded or not, or base64url).
@@ -37,15 +38,20 @@ export function decodePaymentHeader(value: string): PaymentPayload {
       },
     );
   }
-  const parsed = paymentPayloadSchema.safeParse(decoded);
-  if (!parsed.success) throw invalidField(parsed.error.issues[0], []);
-  const payment = parsed.data;
+  const payment = isPlainPaymentPayload(decoded) ? decoded : parsePaymentPayload(decoded);
   const { scheme, network } = payment.accepted;
   if (EVM_AUTHORIZATION_SCHEMES.has(scheme) && isEvmNetwork(network)) {
     const evm = parseEvmExactPayload(payment.payload);
     if (!evm.success) throw invalidField(evm.error.issues[0], ["payload"]);
   }
   return payment;
+}
+
+/** The schema's reading, for a payment the fast check did not take as it is: stripped, or refused by name. */
+function parsePaymentPayload(decoded: unknown): PaymentPayload {
+  const parsed = paymentPayloadSchema.safeParse(decoded);
+  if (!parsed.success) throw invalidField(parsed.error.issues[0], []);
+  return parsed.data;
 }
 
 function invalidField(

@@ -5,8 +5,9 @@ export type RequirementsMatch =
   | { ok: true; requirements: PaymentRequirements }
   | { ok: false; field: string; expected: string; received: string };
 
-const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+const sameAddress = (a: string, b: string): boolean => a === b || a.toLowerCase() === b.toLowerCase();
 const sameAmount = (a: string, b: string): boolean => {
+  if (a === b) return true;
   try {
     return BigInt(a) === BigInt(b);
   } catch {

@@ -11,8 +11,13 @@ export type Negotiated = { ok: true; format: PaymentFormat } | { ok: false; medi
  * is the x402 V2 default, base64 JSON headers.
  */
 export function negotiatePaymentFormat(contentType: string | undefined): Negotiated {
-  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType === CBOR_MEDIA_TYPE) return { ok: true, format: "cbor" };
+  if (contentType === undefined) return JSON_FORMAT;
+  const mediaType = contentType.split(";")[0]?.trim().toLowerCase();
+  if (mediaType === CBOR_MEDIA_TYPE) return CBOR_FORMAT;
   if (mediaType?.startsWith("application/x402+")) return { ok: false, mediaType };
-  return { ok: true, format: "json" };
+  return JSON_FORMAT;
 }
+
+/** The two answers that carry nothing of the request: shared (and frozen, since they are). */
+const JSON_FORMAT: Negotiated = Object.freeze({ ok: true, format: "json" });
+const CBOR_FORMAT: Negotiated = Object.freeze({ ok: true, format: "cbor" });

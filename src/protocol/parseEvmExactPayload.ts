@@ -1,3 +1,4 @@
+import { isPlainEvmExactPayload } from "./isPlainPaymentPayload.js";
 import { evmExactPayloadSchema } from "./schemas.js";
 
 type EvmExactParse = ReturnType<typeof evmExactPayloadSchema.safeParse>;
@@ -7,13 +8,16 @@ const parses = new WeakMap<object, EvmExactParse>();
 
 /**
  * `evmExactPayloadSchema.safeParse(payload)`, remembered per payload object (a decoded payment is
- * never changed afterwards; the parsed data is only read).
+ * never changed afterwards; the parsed data is only read). A payload the schema would return as it
+ * is (the usual one) is its own data, without a copy.
  */
 export function parseEvmExactPayload(payload: unknown): EvmExactParse {
   if (typeof payload !== "object" || payload === null) return evmExactPayloadSchema.safeParse(payload);
   let parse = parses.get(payload);
   if (parse === undefined) {
-    parse = evmExactPayloadSchema.safeParse(payload);
+    parse = isPlainEvmExactPayload(payload)
+      ? { success: true, data: payload }
+      : evmExactPayloadSchema.safeParse(payload);
     parses.set(payload, parse);
   }
   return parse;

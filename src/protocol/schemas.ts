@@ -1,18 +1,25 @@
 import { z } from "zod/v4";
 
+/** The patterns the schemas below check, shared with the fast shape checks (`isPlainPaymentPayload`). */
+export const PATTERNS = {
+  decimalInteger: /^(0|[1-9][0-9]*)$/,
+  caip2Network: /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/,
+  evmAddress: /^0x[0-9a-fA-F]{40}$/,
+  hex: /^0x[0-9a-fA-F]*$/,
+  bytes32: /^0x[0-9a-fA-F]{64}$/,
+} as const;
+
 /** A non-negative integer in decimal, no leading zeros: how amounts travel in JSON. */
 export const decimalIntegerString = z
   .string()
-  .regex(/^(0|[1-9][0-9]*)$/, "expected a non-negative decimal integer string");
+  .regex(PATTERNS.decimalInteger, "expected a non-negative decimal integer string");
 
 /** CAIP-2 chain id, e.g. `eip155:8453`. */
 export const caip2Network = z
   .string()
-  .regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, "expected a CAIP-2 network id such as eip155:8453");
+  .regex(PATTERNS.caip2Network, "expected a CAIP-2 network id such as eip155:8453");
 
-export const evmAddress = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address");
+export const evmAddress = z.string().regex(PATTERNS.evmAddress, "expected a 0x-prefixed 20-byte hex address");
 
 export const paymentRequirementsSchema = z.object({
   scheme: z.string().min(1),
@@ -50,7 +57,7 @@ export const paymentPayloadSchema = z.object({
 });
 export type PaymentPayload = z.infer<typeof paymentPayloadSchema>;
 
-const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/, "expected a 0x-prefixed hex string");
+const hexString = z.string().regex(PATTERNS.hex, "expected a 0x-prefixed hex string");
 
 /** The `payload` of an EVM `exact` / `exact-pq` payment: an EIP-3009 authorization and its signature. */
 export const evmExactPayloadSchema = z.object({
@@ -61,7 +68,7 @@ export const evmExactPayloadSchema = z.object({
     value: decimalIntegerString,
     validAfter: decimalIntegerString,
     validBefore: decimalIntegerString,
-    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected 32 bytes of hex"),
+    nonce: z.string().regex(PATTERNS.bytes32, "expected 32 bytes of hex"),
   }),
 });
 export type EvmExactPayload = z.infer<typeof evmExactPayloadSchema>;

@@ -52,14 +52,13 @@ export function reportPaid(
   paid: PaidEvent,
   message: string,
 ): void {
-  Object.assign(info, {
-    outcome: "paid",
-    payer: paid.payer,
-    amount: paid.amount,
-    transaction: paid.transaction,
-  });
+  info.outcome = "paid";
+  info.payer = paid.payer;
+  info.amount = paid.amount;
+  info.transaction = paid.transaction;
   deps.observer.outcome?.(paid.route, "paid");
-  deps.logger.info({ ...paid }, message);
+  // Loggers serialise at once (pino does), so the event itself is logged, not a copy.
+  deps.logger.info(paid, message);
   safely(() => deps.onPaid?.(paid), deps.logger);
 }
 

@@ -145,7 +145,8 @@ export class PricedRequests {
       this.deps,
       exchange,
       {
-        ...verified,
+        id: verified.id,
+        token: verified.token,
         gone: exchange.gone,
         abandon: () => this.abandon(exchange, verified, "before settlement"),
       },

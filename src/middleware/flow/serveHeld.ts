@@ -38,9 +38,8 @@ export async function serveHeld(
   const held = holdResponse(res, deps.maxHeldResponseBytes);
   next();
   const outcome = await held.outcome;
-  const release = () => releaseReservation(deps, payment.id, payment.token);
   if (outcome.kind === "closed") {
-    await release();
+    await releaseReservation(deps, payment.id, payment.token);
     deps.logger.info({ route: route.key }, "client went away before the response was complete; not settled");
     return undefined;
   }
@@ -51,14 +50,14 @@ export async function serveHeld(
   }
   deps.observer.heldBytes?.(outcome.bytes);
   if (outcome.kind === "overflow") {
-    await release();
+    await releaseReservation(deps, payment.id, payment.token);
     held.discard();
     throw new GatewayError("response_too_large", `the response is over ${deps.maxHeldResponseBytes} bytes`, {
       details: { limit: deps.maxHeldResponseBytes },
     });
   }
   if (outcome.status < 200 || outcome.status > 299) {
-    await release();
+    await releaseReservation(deps, payment.id, payment.token);
     Object.assign(info, { outcome: "upstream_failed", code: String(outcome.status) });
     deps.observer.outcome?.(route.key, "upstream_failed", String(outcome.status));
     held.release();
