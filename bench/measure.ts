@@ -111,6 +111,8 @@ export interface LoadResult {
   /** Responses with another status than the expected one, plus socket errors and timeouts. */
   wrong: number;
   total: number;
+  /** CPU the load generator (this process: autocannon) used, in cores (1 = one core busy all along). */
+  generatorCores: number;
 }
 
 export interface LoadOptions {
@@ -138,6 +140,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         },
       ]
     : undefined;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -154,7 +158,13 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     p99: result.latency.p99,
     wrong: answered - expected + result.errors + result.timeouts,
     total: result.requests.total,
+    generatorCores: cpuCores(process.cpuUsage(cpuBefore), performance.now() - started),
   };
+}
+
+/** CPU time (user + system, µs) spent over `elapsedMs`, as a number of busy cores. */
+function cpuCores(usage: NodeJS.CpuUsage, elapsedMs: number): number {
+  return (usage.user + usage.system) / 1000 / elapsedMs;
 }
 
 export function median(values: number[]): number {

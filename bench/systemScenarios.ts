@@ -196,15 +196,16 @@ export async function coresScenario(settings: BenchSettings): Promise<Section> {
       id: "8",
       title,
       lines: [
-        `| workers | req/s (median) | p50 ms | p99 ms | peak RSS MiB (all processes) | × 1 worker | req/s per round | unexpected answers |`,
-        "|--:|--:|--:|--:|--:|--:|---|--:|",
+        `| workers | req/s (median) | p50 ms | p99 ms | peak RSS MiB (all processes) | × 1 worker | req/s per round | load generator CPU, cores (median) | unexpected answers |`,
+        "|--:|--:|--:|--:|--:|--:|---|--:|--:|",
         ...counts.map((count, index) => {
           const results = rounds[index] ?? [];
-          return `| ${count} | ${fixed(median(results.map((r) => r.rps)))} | ${fixed(median(results.map((r) => r.p50)))} | ${fixed(median(results.map((r) => r.p99)))} | ${mib(rss[index] ?? 0)} | ${fixed(pairedRatio(results, one), 2)} | ${results.map((r) => fixed(r.rps)).join(", ")} | ${results.reduce((sum, r) => sum + r.wrong, 0)} |`;
+          return `| ${count} | ${fixed(median(results.map((r) => r.rps)))} | ${fixed(median(results.map((r) => r.p50)))} | ${fixed(median(results.map((r) => r.p99)))} | ${mib(rss[index] ?? 0)} | ${fixed(pairedRatio(results, one), 2)} | ${results.map((r) => fixed(r.rps)).join(", ")} | ${fixed(median(results.map((r) => r.generatorCores)), 2)} | ${results.reduce((sum, r) => sum + r.wrong, 0)} |`;
         }),
         "",
-        `The load generator (autocannon, one process) shares the machine's ${cores} cores with the workers: on a`,
-        "2-core machine it cannot be pinned apart from them, so two workers compete with it for the same cores.",
+        `The load generator (autocannon, in the bench's own process) shares the machine's ${cores} cores with the workers: on a`,
+        "2-core machine it cannot be pinned apart from them. Its CPU is measured each round (last column): what it",
+        `takes, of ${cores} cores, is what the workers cannot have, so ${counts[1]} workers can only scale by the cores left to them.`,
       ],
       targets: [
         {
