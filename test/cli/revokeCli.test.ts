@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
+import { MEMBER_PUBLIC_URL, memberRouteConfig } from "../support/memberRouteConfig.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
 import { spawnGateway, type GatewayProcess } from "../../reliability/support/spawnGateway.js";
@@ -16,7 +17,7 @@ import { runCli } from "./support/runCli.js";
 
 const CLI = "src/cli/x402-gateway.ts";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const PUBLIC_URL = "http://gateway.test";
+const PUBLIC_URL = MEMBER_PUBLIC_URL;
 const TOKEN = "admin-token-for-the-revoke-cli-suite-0123456789";
 // Public anvil dev keys: they only sign here.
 const first = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
@@ -42,23 +43,13 @@ afterAll(async () => {
 });
 
 function config(extra: Partial<GatewayConfigInput>): GatewayConfigInput {
-  return {
-    listen: { host: "127.0.0.1", port: 0 },
-    facilitator: { url: facilitator.url },
-    payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-    network: "eip155:84532",
-    publicUrl: PUBLIC_URL,
-    upstreams: [{ url: upstream.url }],
-    recognition: {
-      rpcUrl: rpc.url,
-      contract: "0x0456abc",
-      timeoutMs: 2_000,
-      signInSecret: "revoke-cli-suite-shared-sign-in-secret-0123456789",
+  return memberRouteConfig(
+    { facilitatorUrl: facilitator.url, upstreamUrl: upstream.url, rpcUrl: rpc.url },
+    {
+      recognition: { signInSecret: "revoke-cli-suite-shared-sign-in-secret-0123456789" },
+      extra: { logging: { level: "silent" }, ...extra },
     },
-    routes: { "GET /member": { price: "$0.01" } },
-    logging: { level: "silent" },
-    ...extra,
-  };
+  );
 }
 
 async function configFile(contents: GatewayConfigInput): Promise<string> {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { privateKeyToAccount } from "viem/accounts";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
+import { MEMBER_PUBLIC_URL, memberRouteConfig } from "../support/memberRouteConfig.js";
 import { ADMIN_MAX_BODY_BYTES } from "../../src/proxy/createAdminEndpoint.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
@@ -14,7 +15,7 @@ import { startUpstream, type TestUpstream } from "./support/startUpstream.js";
 
 const payer = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const TOKEN = "admin-token-for-the-revocation-suite-0123456789";
-const PUBLIC_URL = "http://gateway.test";
+const PUBLIC_URL = MEMBER_PUBLIC_URL;
 
 let rpc: StarknetRpcServer;
 let facilitator: FacilitatorDouble;
@@ -24,17 +25,10 @@ let on: RunningGateway;
 const logLines: string[] = [];
 
 function config(extra: Partial<GatewayConfigInput>): GatewayConfigInput {
-  return {
-    listen: { host: "127.0.0.1", port: 0 },
-    facilitator: { url: facilitator.url },
-    payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-    network: "eip155:84532",
-    publicUrl: PUBLIC_URL,
-    upstreams: [{ url: upstream.url }],
-    recognition: { rpcUrl: rpc.url, contract: "0x0456abc", timeoutMs: 2_000 },
-    routes: { "GET /member": { price: "$0.01" } },
-    ...extra,
-  };
+  return memberRouteConfig(
+    { facilitatorUrl: facilitator.url, upstreamUrl: upstream.url, rpcUrl: rpc.url },
+    { extra: { ...extra } },
+  );
 }
 
 beforeAll(async () => {

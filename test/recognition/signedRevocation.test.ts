@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { privateKeyToAccount } from "viem/accounts";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
+import { MEMBER_PUBLIC_URL, memberRouteConfig } from "../support/memberRouteConfig.js";
 import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
 import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
 import { revokeReceipt } from "../../src/protocol/cbor/revokeReceipt.js";
@@ -18,7 +19,7 @@ import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream
 // accepted only from a facilitator key in revocation.trustedSigners; a refused one revokes nothing.
 
 const TOKEN = "admin-token-for-the-signed-revocation-suite-0123";
-const PUBLIC_URL = "http://gateway.test";
+const PUBLIC_URL = MEMBER_PUBLIC_URL;
 const facilitatorKey = createSigningKey("ed25519");
 const otherKey = createSigningKey("ed25519");
 const cborPayer = createSigningKey("ed25519");
@@ -30,18 +31,10 @@ let trusting: RunningGateway;
 let untrusting: RunningGateway;
 
 function config(extra: Partial<GatewayConfigInput>): GatewayConfigInput {
-  return {
-    listen: { host: "127.0.0.1", port: 0 },
-    facilitator: { url: facilitator.url },
-    payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-    network: "eip155:84532",
-    publicUrl: PUBLIC_URL,
-    upstreams: [{ url: upstream.url }],
-    recognition: { rpcUrl: rpc.url, contract: "0x0456abc", timeoutMs: 2_000 },
-    routes: { "GET /member": { price: "$0.01" } },
-    admin: { enabled: true, token: TOKEN },
-    ...extra,
-  };
+  return memberRouteConfig(
+    { facilitatorUrl: facilitator.url, upstreamUrl: upstream.url, rpcUrl: rpc.url },
+    { extra: { admin: { enabled: true, token: TOKEN }, ...extra } },
+  );
 }
 
 beforeAll(async () => {
