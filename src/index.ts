@@ -1,6 +1,11 @@
-export { x402, X402OptionsError, type X402Middleware, type SupportReport } from "./middleware/x402.js";
+export { x402, type X402Middleware } from "./middleware/x402.js";
+export { X402OptionsError } from "./middleware/X402OptionsError.js";
 export { x402Node, type X402NodeHandler, type X402NodeOptions } from "./middleware/x402Node.js";
-export { assemblePaymentFlow, type AssembledPaymentFlow } from "./middleware/x402.js";
+export {
+  assemblePaymentFlow,
+  type AssembledPaymentFlow,
+  type SupportReport,
+} from "./middleware/assemblePaymentFlow.js";
 export type { PaymentFlow } from "./middleware/flow/PaymentFlow.js";
 export type { RequestFacts } from "./middleware/flow/RequestFacts.js";
 export type {

@@ -149,7 +149,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
   const { createGateway } = await import("../proxy/createGateway.js");
   const { listenGateway } = await import("../proxy/listenGateway.js");
-  const { X402OptionsError } = await import("../middleware/x402.js");
+  const { X402OptionsError } = await import("../middleware/X402OptionsError.js");
   const { createGatewayLogger } = await import("../proxy/createGatewayLogger.js");
   // A worker's log lines say which worker wrote them.
   const logger = cluster.isWorker

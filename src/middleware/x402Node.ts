@@ -3,7 +3,7 @@ import type { X402Options } from "./options.js";
 import type { PaywallRequestInfo } from "./PaywallObserver.js";
 import { nodeRequestFacts } from "./flow/nodeRequestFacts.js";
 import type { RequestFacts } from "./flow/RequestFacts.js";
-import { assemblePaymentFlow, type SupportReport } from "./x402.js";
+import { assemblePaymentFlow, type SupportReport } from "./assemblePaymentFlow.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
