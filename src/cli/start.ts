@@ -3,7 +3,7 @@
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { buildRouteTable } from "../config/buildRouteTable.js";
+import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { loadConfig } from "../config/loadConfig.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";

@@ -4,7 +4,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type
 import type { z } from "zod/v4";
 import { formatPath } from "../protocol/describeIssues.js";
 import { RouteConfigError } from "../pricing/RouteTable.js";
-import { buildRouteTable } from "./buildRouteTable.js";
+import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { ConfigError, type ConfigProblem } from "./ConfigError.js";
 import { gatewayConfigSchema, type GatewayConfig } from "./gatewayConfigSchema.js";
 import { interpolateEnv } from "./interpolateEnv.js";

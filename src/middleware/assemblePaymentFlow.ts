@@ -6,8 +6,9 @@ import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
 import { countsGrants, isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
 import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
-import { AssetTable } from "../pricing/knownAssets.js";
-import { RouteConfigError, RouteTable, type PricedRoute } from "../pricing/RouteTable.js";
+import { buildRouteTable } from "../pricing/buildRouteTable.js";
+import type { RouteTable } from "../pricing/RouteTable.js";
+import { RouteConfigError, type PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import { createSignInGateResolver } from "../recognition/createSignInGateResolver.js";
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
@@ -193,13 +194,7 @@ function buildRevokedPayers(
 
 function compileRoutes(settings: ResolvedX402Options): RouteTable {
   try {
-    return new RouteTable(settings.routes, {
-      payTo: settings.payTo,
-      network: settings.network,
-      maxTimeoutSeconds: settings.maxTimeoutSeconds,
-      assets: new AssetTable(settings.assets ?? []),
-      cbor: settings.cbor,
-    });
+    return buildRouteTable(settings);
   } catch (error) {
     if (error instanceof RouteConfigError) throw new X402OptionsError([error.message]);
     throw error;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
-import { buildRouteTable } from "../../src/config/buildRouteTable.js";
+import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 
 const base = `facilitator:
   url: http://127.0.0.1:4022

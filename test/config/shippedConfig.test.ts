@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildRouteTable } from "../../src/config/buildRouteTable.js";
+import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { demoHumanityIssuer } from "../../src/dev/demoHumanityIssuer.js";
 import { formatPricedRoutes } from "../../src/cli/start/formatPricedRoutes.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
-import { buildRouteTable } from "../../src/config/buildRouteTable.js";
+import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 import { x402 } from "../../src/index.js";
 import { humanityIssuersSchema, parseHumanityIssuers } from "../../src/pricing/humanityIssuers.js";
