@@ -1,19 +1,16 @@
-import type { Facilitator } from "../facilitator/Facilitator.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
-import { spentUntilMs } from "../ledger/paymentIdentity.js";
 import { GatewayError } from "../protocol/errors.js";
-import type { SettleResponse } from "../protocol/schemas.js";
 import type { HeldSnapshot } from "./holdResponse.js";
 import type { Logger } from "../common/Logger.js";
-import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { SettlementUnknownError } from "./SettlementUnknownError.js";
-import type { Verified } from "./Verified.js";
+import type { PaymentWire, Verified } from "./flow/PaymentWire.js";
 import { releaseReservation } from "./releaseReservation.js";
 import type { PaywallObserver } from "./PaywallObserver.js";
 
 /** A payment whose settlement outcome is unknown, with the response it pays for (mode `after`). */
 export interface PendingSettlement {
   routeKey: string;
+  wire: PaymentWire;
   verified: Verified;
   held: HeldSnapshot | undefined;
   expiresAtMs: number;
@@ -21,12 +18,10 @@ export interface PendingSettlement {
 }
 
 export interface UnknownSettlementsDeps {
-  facilitator: Facilitator;
   ledger: PaymentLedger;
   logger: Logger;
   observer?: PaywallObserver | undefined;
   now: () => number;
-  checker?: SettlementChecker | undefined;
   checkTimeoutMs: number;
   checkIntervalMs: number;
   reservationTtlMs: number;
@@ -36,8 +31,9 @@ export interface UnknownSettlementsDeps {
 const MAX_PENDING = 256;
 
 /**
- * Settlements whose `/settle` timed out or was cut: resolved on chain when an RPC is there, otherwise kept
- * (reservation and held response, in this process) for a retry with the same payment.
+ * Settlements whose `/settle` timed out or was cut, in either format: resolved when the format can find
+ * out (the chain for EIP-3009, the CBOR facilitator's status call), otherwise kept (reservation and held
+ * response, in this process) for a retry with the very same payment.
  */
 export class UnknownSettlements {
   private readonly pending = new Map<string, PendingSettlement>();
@@ -45,23 +41,23 @@ export class UnknownSettlements {
   constructor(private readonly deps: UnknownSettlementsDeps) {}
 
   /**
-   * Ask the chain, for up to `checkTimeoutMs`, what a cut `/settle` did: the settlement when it happened;
-   * throws `facilitator_unavailable` (released) when it did not, {@link SettlementUnknownError} when it cannot tell.
+   * Find out, for up to `checkTimeoutMs`, what a cut `/settle` did: the receipt when it happened; throws
+   * `facilitator_unavailable` (released) when it did not, {@link SettlementUnknownError} when it cannot tell.
    */
-  async resolve(verified: Verified, cause: GatewayError): Promise<SettleResponse> {
-    const { checker } = this.deps;
-    const { network } = verified.requirements;
+  async resolve(wire: PaymentWire, verified: Verified, cause: GatewayError): Promise<unknown> {
     this.deps.logger.warn(
-      { network, reason: cause.details.reason },
-      "settle outcome unknown (timed out or cut): asking the chain",
+      { format: wire.label, reason: cause.details.reason },
+      "settle outcome unknown (timed out or cut): finding out",
     );
-    if (!checker?.covers(network)) throw new SettlementUnknownError(`no rpcUrl for ${network}`, { cause });
+    if (!wire.canCheck(verified.payment)) {
+      // Cheap when it cannot check: it only says why.
+      const { reason } = (await wire.checkSettlement(verified.payment, false)) as { reason: string };
+      throw new SettlementUnknownError(reason, { cause });
+    }
     const deadline = this.deps.now() + this.deps.checkTimeoutMs;
     for (;;) {
-      const result = await checker.check(verified.payment, verified.requirements);
-      if (result.state === "settled") {
-        return { success: true, transaction: result.transaction, network, payer: verified.payer };
-      }
+      const result = await wire.checkSettlement(verified.payment, false);
+      if (result.state === "settled") return result.receipt;
       if (result.state === "not_settled") {
         await releaseReservation(this.deps, verified.id, verified.token);
         throw new GatewayError("facilitator_unavailable", `the settlement did not happen: ${result.reason}`, {
@@ -76,17 +72,17 @@ export class UnknownSettlements {
   }
 
   /** Keep an unknown settlement (reservation and response) for a retry with the same payment. */
-  keep(routeKey: string, verified: Verified, held: HeldSnapshot | undefined): void {
+  keep(routeKey: string, wire: PaymentWire, verified: Verified, held: HeldSnapshot | undefined): void {
     const now = this.deps.now();
     const expiresAtMs = Math.max(
-      spentUntilMs(verified.payment, now, this.deps.reservationTtlMs) - 60_000,
+      wire.spentUntilMs(verified.payment, now) - 60_000,
       now + this.deps.reservationTtlMs,
     );
     if (this.pending.size >= MAX_PENDING) {
       const oldest = this.pending.keys().next().value;
       if (oldest !== undefined) this.pending.delete(oldest);
     }
-    this.pending.set(verified.id, { routeKey, verified, held, expiresAtMs, resolving: false });
+    this.pending.set(verified.id, { routeKey, wire, verified, held, expiresAtMs, resolving: false });
   }
 
   /** The kept settlement of payment `id`, unless it expired (then it is released and forgotten). */
@@ -102,54 +98,39 @@ export class UnknownSettlements {
   }
 
   /**
-   * A retry with a kept payment: ask the chain, or (EIP-3009) settle again, which the token makes safe
-   * (it refuses a nonce twice, so nobody is charged twice). Resolves the settlement and forgets the
-   * entry; throws `payment_in_progress`, `settlement_failed` (released) or {@link SettlementUnknownError}.
+   * A retry with a kept payment: only the very payment that was kept (same route, same `PAYMENT-SIGNATURE`
+   * bytes, `binding`) may have the kept response; anyone else who knows its identity is told it is in use.
+   * Resolves the receipt and forgets the entry; throws `payment_in_progress`, `settlement_failed`
+   * (released) or {@link SettlementUnknownError}.
    */
-  async retry(routeKey: string, pending: PendingSettlement): Promise<SettleResponse> {
-    if (pending.routeKey !== routeKey || pending.resolving) {
+  async retry(pending: PendingSettlement, binding: string): Promise<unknown> {
+    if (pending.verified.binding !== binding || pending.resolving) {
       throw new GatewayError(
         "payment_in_progress",
         "this payment is being used by another request; retry later",
-        {
-          retryAfterSeconds: 1,
-        },
+        { retryAfterSeconds: 1 },
       );
     }
-    const { verified } = pending;
+    const { verified, wire } = pending;
     pending.resolving = true;
-    let settlement: SettleResponse | undefined;
-    let reason = "the settlement is still unknown";
+    let result: Awaited<ReturnType<PaymentWire["checkSettlement"]>>;
     try {
-      const { checker } = this.deps;
-      if (checker?.covers(verified.requirements.network)) {
-        const result = await checker.check(verified.payment, verified.requirements);
-        if (result.state === "settled") {
-          const { network } = verified.requirements;
-          settlement = { success: true, transaction: result.transaction, network, payer: verified.payer };
-        } else if (result.state === "not_settled") {
-          this.pending.delete(verified.id);
-          await releaseReservation(this.deps, verified.id, verified.token);
-          throw new GatewayError("settlement_failed", `the payment was not settled: ${result.reason}`, {
-            details: { reason: result.reason },
-          });
-        } else reason = result.reason;
-      }
-      if (!settlement && verified.id.startsWith("evm|")) {
-        try {
-          const again = await this.deps.facilitator.settle(verified.payment, verified.requirements);
-          if (again.success) settlement = again;
-          else
-            reason = `settling again failed: ${again.errorReason ?? "unknown"}; the first attempt may have landed`;
-        } catch (error) {
-          reason = `settling again failed: ${(error as Error).message}`;
-        }
-      }
+      result = await wire.checkSettlement(verified.payment, true);
+    } catch (error) {
+      result = { state: "unknown", reason: (error as Error).message };
     } finally {
       pending.resolving = false;
     }
-    if (!settlement) throw new SettlementUnknownError(reason, { expiresAtMs: pending.expiresAtMs });
+    if (result.state === "unknown") {
+      throw new SettlementUnknownError(result.reason, { expiresAtMs: pending.expiresAtMs });
+    }
     this.pending.delete(verified.id);
-    return settlement;
+    if (result.state === "not_settled") {
+      await releaseReservation(this.deps, verified.id, verified.token);
+      throw new GatewayError("settlement_failed", `the payment was not settled: ${result.reason}`, {
+        details: { reason: result.reason },
+      });
+    }
+    return result.receipt;
   }
 }

@@ -29,7 +29,7 @@ import { DEFAULTS, x402OptionsSchema, type ResolvedX402Options, type X402Options
 import { PaymentFlow } from "./flow/PaymentFlow.js";
 import type { RequestFacts } from "./flow/RequestFacts.js";
 import { X402OptionsError } from "./X402OptionsError.js";
-import { CborPaywall } from "./CborPaywall.js";
+import { CborPaymentWire } from "./flow/CborPaymentWire.js";
 import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
 import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
 
@@ -98,7 +98,7 @@ export function assemblePaymentFlow<R>(
   }
   const requireTls = settings.requireTls as boolean | "except-loopback" | ((req: R) => boolean);
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
-  const cbor = buildCborPaywall(settings, routes, { facilitator, ledger, logger, now });
+  const cbor = buildCborWire(settings, routes, { facilitator, ledger, now });
 
   const flow = new PaymentFlow({
     routes,
@@ -247,12 +247,12 @@ function buildSettlementChecker(
   return checker;
 }
 
-/** The CBOR path, when a route offers CBOR: its facilitator is `cborFacilitator`, `cbor.facilitator`, or the JSON one. */
-function buildCborPaywall(
+/** The CBOR format, when a route offers CBOR: its facilitator is `cborFacilitator`, `cbor.facilitator`, or the JSON one. */
+function buildCborWire(
   settings: ResolvedX402Options,
   routes: RouteTable,
-  deps: { facilitator: Facilitator; ledger: PaymentLedger; logger: Logger; now: () => number },
-): CborPaywall | undefined {
+  deps: { facilitator: Facilitator; ledger: PaymentLedger; now: () => number },
+): CborPaymentWire | undefined {
   if (!routes.routes.some((route) => route.cbor !== undefined)) return undefined;
   const cborSettings = settings.cbor?.facilitator;
   const facilitator =
@@ -270,16 +270,11 @@ function buildCborPaywall(
     ]);
   }
   const skewSeconds = settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds;
-  return new CborPaywall({
+  return new CborPaymentWire({
     facilitator,
     ledger: deps.ledger,
-    logger: deps.logger,
     observer: settings.observer ?? {},
-    onPaid: settings.onPaid,
-    onError: settings.onError,
     now: deps.now,
-    maxHeldResponseBytes: settings.maxHeldResponseBytes,
-    reservationTtlMs: settings.reservationTtlMs,
     skewSeconds,
     delegation: delegation && { ...delegation, skewSeconds },
   });

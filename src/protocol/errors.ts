@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   humanity_claim_expired: 402,
   tls_required: 403,
   payment_in_progress: 409,
+  length_required: 411,
   payload_too_large: 413,
   unsupported_media_type: 415,
   header_too_large: 431,

@@ -6,6 +6,7 @@ import type { PaymentLedger } from "../../ledger/PaymentLedger.js";
 import type { PaidEvent } from "../options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "../PaywallObserver.js";
 import type { Offer } from "../respond.js";
+import type { PaymentWire } from "./PaymentWire.js";
 import type { RequestFacts } from "./RequestFacts.js";
 
 /** One priced request on its way through the payment flow. */
@@ -20,6 +21,8 @@ export interface Exchange {
   offer: () => Promise<Offer>;
   /** Whether the client hung up before its response was complete. */
   gone: () => boolean;
+  /** The payment format this request is answered in (base64 JSON until the client chose CBOR). */
+  wire: PaymentWire;
 }
 
 /** Hand the request on to the handler (or upstream) the flow guards. */

@@ -6,16 +6,16 @@ import type { PaymentLedger } from "../../ledger/PaymentLedger.js";
 import type { PricedRoute, RouteTable } from "../../pricing/RouteTable.js";
 import type { SignInGate } from "../../recognition/SignInGate.js";
 import type { GatewayError } from "../../protocol/errors.js";
-import type { CborPaywall } from "../CborPaywall.js";
 import { matchPricedRequest } from "../matchPricedRequest.js";
 import { Offers } from "../Offers.js";
 import type { ErrorEvent, PaidEvent } from "../options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "../PaywallObserver.js";
 import { originFormOf, splitUrl } from "../requestParts.js";
-import { sendError, sendPaymentRequired, type Offer } from "../respond.js";
-import { SettlementFailedError } from "../SettlementFailedError.js";
+import { sendError } from "../respond.js";
 import { UnknownSettlements } from "../UnknownSettlements.js";
 import { asGatewayError, safely, type Exchange, type Next } from "./Exchange.js";
+import { JsonPaymentWire } from "./JsonPaymentWire.js";
+import type { PaymentWire } from "./PaymentWire.js";
 import { PricedRequests } from "./PricedRequests.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { Settlements } from "./Settlements.js";
@@ -45,8 +45,8 @@ export interface PaymentFlowDeps {
   /** How long to keep asking the chain before answering `settlement_unknown`, in ms. */
   settlementCheckTimeoutMs: number;
   settlementCheckIntervalMs: number;
-  /** The `application/x402+cbor` path, when some route offers it. */
-  cbor?: CborPaywall | undefined;
+  /** The `application/x402+cbor` format, when some route offers it. */
+  cbor?: PaymentWire | undefined;
 }
 
 /**
@@ -57,22 +57,29 @@ export interface PaymentFlowDeps {
  */
 export class PaymentFlow {
   private readonly offers: Offers;
+  private readonly json: PaymentWire;
   private readonly priced: PricedRequests;
 
   constructor(private readonly deps: PaymentFlowDeps) {
     this.offers = new Offers(deps);
-    const unknown = new UnknownSettlements({
+    this.json = new JsonPaymentWire({
       facilitator: deps.facilitator,
+      offers: this.offers,
+      hasSignIn: (route) => deps.signInGateFor(route) !== undefined,
+      checker: deps.settlementChecker,
+      spentTtlMs: deps.spentTtlMs,
+    });
+    const unknown = new UnknownSettlements({
       ledger: deps.ledger,
       logger: deps.logger,
       observer: deps.observer,
       now: deps.now,
-      checker: deps.settlementChecker,
       checkTimeoutMs: deps.settlementCheckTimeoutMs,
       checkIntervalMs: deps.settlementCheckIntervalMs,
       reservationTtlMs: deps.reservationTtlMs,
     });
-    this.priced = new PricedRequests(deps, this.offers, unknown, new Settlements(deps, unknown));
+    const settlements = new Settlements(deps, unknown);
+    this.priced = new PricedRequests(deps, this.offers, this.json, deps.cbor, unknown, settlements);
   }
 
   /**
@@ -111,6 +118,7 @@ export class PaymentFlow {
       offer: () => this.offers.offer(req, route, resourceUrl),
       // Node sets `destroyed` before a response emits 'close': no listener needed.
       gone: () => res.destroyed || req.raw.socket.destroyed,
+      wire: this.json,
     };
     try {
       await this.priced.handle(exchange, next);
@@ -120,29 +128,21 @@ export class PaymentFlow {
   }
 
   private async reject(exchange: Exchange, error: GatewayError): Promise<void> {
-    const { res, route, info } = exchange;
+    const { res, route, info, wire } = exchange;
     Object.assign(info, { outcome: "rejected", code: error.code });
     this.deps.observer.outcome?.(route.key, "rejected", error.code);
-    this.report(error, route);
+    this.report(error, route, wire);
     if (res.headersSent) return;
-    if (error.status !== 402) return sendError(res, error);
-    let offer: Offer;
-    try {
-      offer = await exchange.offer();
-    } catch {
-      offer = { resource: { url: exchange.resourceUrl }, accepts: route.requirements };
-    }
-    sendPaymentRequired(
-      res,
-      error,
-      offer,
-      error instanceof SettlementFailedError ? error.settlement : undefined,
-    );
+    await wire.refuse(exchange, error);
   }
 
-  private report(error: GatewayError, route: PricedRoute | undefined): void {
+  private report(error: GatewayError, route: PricedRoute | undefined, wire?: PaymentWire): void {
     const level = error.status >= 500 ? "warn" : "info";
-    this.deps.logger[level]({ code: error.code, route: route?.key, details: error.details }, error.message);
+    const format = wire === undefined || wire === this.json ? undefined : wire.label;
+    this.deps.logger[level](
+      { code: error.code, route: route?.key, details: error.details, format },
+      error.message,
+    );
     safely(() => this.deps.onError?.({ error, code: error.code, route: route?.key }), this.deps.logger);
   }
 }

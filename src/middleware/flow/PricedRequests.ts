@@ -1,57 +1,43 @@
-import { paymentIdentity } from "../../ledger/paymentIdentity.js";
+import { createHash } from "node:crypto";
 import { CBOR_MEDIA_TYPE } from "../../protocol/cbor/profile.js";
 import { GatewayError } from "../../protocol/errors.js";
 import { MAX_JSON_PAYMENT_HEADER_BYTES, PAYMENT_SIGNATURE, SIGN_IN_WITH_X } from "../../protocol/headers.js";
 import { negotiatePaymentFormat } from "../../protocol/negotiatePaymentFormat.js";
-import type { SettleResponse } from "../../protocol/schemas.js";
 import { wantsCbor } from "../cborRouting.js";
-import { decodePaymentHeader } from "../decodePaymentHeader.js";
 import type { Offers } from "../Offers.js";
 import { headerOf } from "../requestParts.js";
-import {
-  encodePaymentRequired,
-  markPaid,
-  sendEncodedPaymentRequired,
-  sendPaymentRequired,
-} from "../respond.js";
 import { SettlementUnknownError } from "../SettlementUnknownError.js";
 import type { PendingSettlement, UnknownSettlements } from "../UnknownSettlements.js";
-import type { Verified } from "../Verified.js";
 import type { Exchange, Next } from "./Exchange.js";
 import type { PaymentFlowDeps } from "./PaymentFlow.js";
+import type { PaymentWire, Verified } from "./PaymentWire.js";
+import type { RequestFacts } from "./RequestFacts.js";
 import type { Settlements } from "./Settlements.js";
 import { verifyPayment } from "./verifyPayment.js";
 import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "../releaseReservation.js";
-import { PlainOfferCache } from "../PlainOfferCache.js";
 
-/** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
-const PAYMENT_REQUIRED_ERROR = new GatewayError(
-  "payment_required",
-  "this resource costs a payment: see PAYMENT-REQUIRED",
-);
-
-/** A priced request: TLS, payment format, sign-in, then an offer or a payment to verify, serve and settle. Throws what it refuses. */
+/**
+ * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
+ * settle. One money path for both formats: what differs sits behind {@link PaymentWire}. Throws what it
+ * refuses, with `exchange.wire` set to the format that should answer the refusal.
+ */
 export class PricedRequests {
-  private readonly plainOffers: PlainOfferCache;
-
   constructor(
     private readonly deps: PaymentFlowDeps,
     private readonly offers: Offers,
+    private readonly json: PaymentWire,
+    private readonly cbor: PaymentWire | undefined,
     private readonly unknown: UnknownSettlements,
     private readonly settlements: Settlements,
-  ) {
-    this.plainOffers = new PlainOfferCache((route, resourceUrl) =>
-      encodePaymentRequired(PAYMENT_REQUIRED_ERROR, offers.plain(route, resourceUrl)),
-    );
-  }
+  ) {}
 
   async handle(exchange: Exchange, next: Next): Promise<void> {
     const { req, route, info } = exchange;
     if (this.deps.requireTls(req) && !req.secure) {
       throw new GatewayError(
         "tls_required",
-        "priced routes are served over HTTPS only (setting requireTls; behind a TLS-terminating proxy, set Express's trust proxy)",
+        "priced routes are served over HTTPS only (setting requireTls); behind a TLS-terminating proxy, trust it: the gateway's trustProxy, or Express's trust proxy for x402()",
         { details: { setting: "requireTls" } },
       );
     }
@@ -82,8 +68,8 @@ export class PricedRequests {
         return next();
       }
     }
-    if (this.deps.cbor && wantsCbor(req, route, format.format)) return this.deps.cbor.handle(exchange, next);
-    if (format.format === "cbor") {
+    if (this.cbor && wantsCbor(req, route, format.format)) exchange.wire = this.cbor;
+    else if (format.format === "cbor") {
       throw new GatewayError(
         "unsupported_media_type",
         `this route does not take ${CBOR_MEDIA_TYPE} payments`,
@@ -92,54 +78,67 @@ export class PricedRequests {
         },
       );
     }
+    const wire = exchange.wire;
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
-      // Without a sign-in challenge nothing in the offer varies per request: send it encoded once.
-      if (this.deps.signInGateFor(route) === undefined) {
-        return sendEncodedPaymentRequired(exchange.res, this.plainOffers.get(route, exchange.resourceUrl));
-      }
-      return sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
+      return wire.offerUnpaid(exchange);
     }
-    const payment = decodePaymentHeader(header);
-    const id = paymentIdentity(payment);
+    if (route.settle === "before") refuseUnboundedBody(req);
+    const decoded = wire.decode(header);
+    const id = wire.identity(decoded);
+    const binding = bindingOf(route.key, header);
     const pending = this.unknown.get(id);
-    if (pending) return this.retryPending(exchange, pending, next);
-    const verified = await verifyPayment(this.deps, route, payment, id);
+    if (pending) return this.retryPending(exchange, pending, binding, next);
+    const checked = wire.check(route, decoded);
+    const verified = await verifyPayment(this.deps, wire, checked, id, binding);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
     if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
+    wire.beforeServing?.(exchange);
     if (route.settle === "before") {
-      let settlement: SettleResponse;
+      let receipt: unknown;
       try {
-        settlement = await this.settlements.settle(exchange, verified);
+        receipt = await this.settlements.settle(exchange, wire, verified);
       } catch (error) {
-        if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, verified, undefined);
+        if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, wire, verified, undefined);
         throw error;
       }
-      markPaid(exchange.res, settlement);
+      wire.markPaid(exchange.res, receipt);
       return next();
     }
-    await this.serveThenSettle(exchange, verified, next);
+    await this.serveThenSettle(exchange, wire, verified, next);
   }
 
   /** A retry with a payment whose settlement is unknown: serve the kept response once it is settled. */
-  private async retryPending(exchange: Exchange, pending: PendingSettlement, next: Next): Promise<void> {
-    const settlement = await this.unknown.retry(exchange.route.key, pending);
-    await this.settlements.recordSettled(exchange, pending.verified, settlement);
+  private async retryPending(
+    exchange: Exchange,
+    pending: PendingSettlement,
+    binding: string,
+    next: Next,
+  ): Promise<void> {
+    const receipt = await this.unknown.retry(pending, binding);
+    const { wire } = pending;
+    await this.settlements.recordSettled(exchange, wire, pending.verified, receipt);
     const { res } = exchange;
     if (!pending.held) {
-      markPaid(res, settlement);
+      wire.beforeServing?.(exchange);
+      wire.markPaid(res, receipt);
       return next();
     }
     res.statusCode = pending.held.status;
     for (const [name, value] of Object.entries(pending.held.headers))
       if (value !== undefined) res.setHeader(name, value);
-    markPaid(res, settlement);
+    wire.markPaid(res, receipt);
     res.end(pending.held.body);
   }
 
   /** Mode `after`: hold the handler's answer; settle only a 2xx; release or drop it accordingly. */
-  private async serveThenSettle(exchange: Exchange, verified: Verified, next: Next): Promise<void> {
+  private async serveThenSettle(
+    exchange: Exchange,
+    wire: PaymentWire,
+    verified: Verified,
+    next: Next,
+  ): Promise<void> {
     const { res, route } = exchange;
     const held = await serveHeld(
       this.deps,
@@ -154,10 +153,11 @@ export class PricedRequests {
     );
     if (held === undefined) return;
     try {
-      markPaid(res, await this.settlements.settle(exchange, verified));
+      wire.markPaid(res, await this.settlements.settle(exchange, wire, verified));
       held.release();
     } catch (error) {
-      if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, verified, held.snapshot());
+      if (error instanceof SettlementUnknownError)
+        this.unknown.keep(route.key, wire, verified, held.snapshot());
       held.discard();
       throw error;
     }
@@ -170,4 +170,23 @@ export class PricedRequests {
       `client went away ${when}; not served, not settled, payment released`,
     );
   }
+}
+
+/** The route and the exact `PAYMENT-SIGNATURE`: what a kept response is bound to (its identity alone is public). */
+function bindingOf(routeKey: string, header: string): string {
+  return createHash("sha256").update(routeKey).update("\0").update(header).digest("hex");
+}
+
+/**
+ * Settle-before settles before the handler reads the body, so the body must be bounded first: one whose
+ * length is not declared (chunked) and not yet read is refused `411 length_required` before anything is
+ * reserved; a declared length is held to the cap by whatever reads it (the gateway's `limits`).
+ */
+function refuseUnboundedBody(req: RequestFacts): void {
+  if (req.raw.complete || req.headers["transfer-encoding"] === undefined) return;
+  throw new GatewayError(
+    "length_required",
+    "this route settles before it is served: send the body with a Content-Length, not chunked",
+    { details: { header: "Content-Length" } },
+  );
 }

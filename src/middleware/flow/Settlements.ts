@@ -1,29 +1,22 @@
 import type { Logger } from "../../common/Logger.js";
-import type { Facilitator } from "../../facilitator/Facilitator.js";
 import type { PaymentLedger } from "../../ledger/PaymentLedger.js";
-import { spentUntilMs } from "../../ledger/paymentIdentity.js";
 import { GatewayError } from "../../protocol/errors.js";
-import type { SettleResponse } from "../../protocol/schemas.js";
 import type { PaidEvent } from "../options.js";
 import type { PaywallObserver } from "../PaywallObserver.js";
-import { SettlementFailedError } from "../SettlementFailedError.js";
-import { isUnknownSettleOutcome } from "../SettlementUnknownError.js";
 import type { UnknownSettlements } from "../UnknownSettlements.js";
-import type { Verified } from "../Verified.js";
 import { reportPaid, type Exchange } from "./Exchange.js";
+import type { PaymentWire, Verified } from "./PaymentWire.js";
 import { releaseReservation } from "../releaseReservation.js";
 
 export interface SettlementsDeps {
-  facilitator: Facilitator;
   ledger: PaymentLedger;
   logger: Logger;
   observer: PaywallObserver;
   onPaid?: ((event: PaidEvent) => void) | undefined;
   now: () => number;
-  spentTtlMs: number;
 }
 
-/** Settling a verified payment and recording it spent and paid. */
+/** Settling a verified payment, in either format, and recording it spent and paid. */
 export class Settlements {
   constructor(
     private readonly deps: SettlementsDeps,
@@ -31,56 +24,63 @@ export class Settlements {
   ) {}
 
   /**
-   * Settle; on success the payment is spent, otherwise released (no money moved, or the chain refuses
-   * it anyway). A timed-out or cut `/settle` has an unknown outcome: the chain is asked, and while it
-   * cannot tell, `SettlementUnknownError` is thrown with the payment still reserved.
+   * Settle; on success the payment is spent, otherwise released (no money moved, or it never will). A
+   * timed-out or cut `/settle` has an unknown outcome: the format finds out, and while it cannot tell,
+   * `SettlementUnknownError` is thrown with the payment still reserved. Resolves the receipt.
    */
-  async settle(exchange: Exchange, verified: Verified): Promise<SettleResponse> {
+  async settle(exchange: Exchange, wire: PaymentWire, verified: Verified): Promise<unknown> {
     const started = performance.now();
-    let settlement: SettleResponse;
+    let receipt: unknown;
+    let settlement: Awaited<ReturnType<PaymentWire["settle"]>> | undefined;
     try {
-      settlement = await this.deps.facilitator.settle(verified.payment, verified.requirements);
+      settlement = await wire.settle(verified.payment);
     } catch (error) {
       this.deps.observer.settleLatency?.(performance.now() - started, false);
       if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
-      if (!isUnknownSettleOutcome(error)) {
+      if (!wire.isUnknownOutcome(error)) {
         await releaseReservation(this.deps, verified.id, verified.token);
         throw error;
       }
-      settlement = await this.unknown.resolve(verified, error as GatewayError);
+      receipt = await this.unknown.resolve(wire, verified, error as GatewayError);
     }
-    this.deps.observer.settleLatency?.(performance.now() - started, settlement.success);
-    if (!settlement.success) {
-      await releaseReservation(this.deps, verified.id, verified.token);
-      throw new SettlementFailedError(settlement);
+    if (settlement !== undefined) {
+      this.deps.observer.settleLatency?.(performance.now() - started, settlement.ok);
+      if (!settlement.ok) {
+        await releaseReservation(this.deps, verified.id, verified.token);
+        throw settlement.error;
+      }
+      receipt = settlement.receipt;
     }
-    await this.recordSettled(exchange, verified, settlement);
-    return settlement;
+    await this.recordSettled(exchange, wire, verified, receipt);
+    return receipt;
   }
 
   /** Spend the payment in the ledger and report it paid. */
-  async recordSettled(exchange: Exchange, verified: Verified, settlement: SettleResponse): Promise<void> {
+  async recordSettled(
+    exchange: Exchange,
+    wire: PaymentWire,
+    verified: Verified,
+    receipt: unknown,
+  ): Promise<void> {
     const { route, info } = exchange;
     try {
       await this.deps.ledger.spend(verified.id, verified.token, {
-        keepUntilMs: spentUntilMs(verified.payment, this.deps.now(), this.deps.spentTtlMs),
+        keepUntilMs: wire.spentUntilMs(verified.payment, this.deps.now()),
       });
     } catch (error) {
       this.deps.observer.ledgerError?.("spend");
-      // The money has moved: serve the response. A replay still fails at the token contract (nonce used).
+      // The money has moved: serve the response. A replay still fails at the facilitator (nonce or intent used).
       this.deps.logger.error(
         { err: error, route: route.key },
         "settled, but the ledger could not mark the payment spent",
       );
     }
-    const paid: PaidEvent = {
-      payer: settlement.payer ?? verified.payer,
-      amount: verified.requirements.amount,
-      asset: verified.requirements.asset,
-      network: verified.requirements.network,
-      route: route.key,
-      transaction: settlement.transaction,
-    };
-    reportPaid(this.deps, info, paid, "payment settled");
+    const paid = wire.paidEvent(route, verified, receipt);
+    reportPaid(
+      this.deps,
+      info,
+      paid,
+      wire.label === "x402" ? "payment settled" : `payment settled (${wire.label})`,
+    );
   }
 }
