@@ -22,7 +22,7 @@ export interface CborTarget {
 /** What the middleware and the gateway are both given (the config's paywall keys). */
 export type CborTargetSettings = Pick<
   X402Options,
-  "facilitator" | "cbor" | "payTo" | "network" | "assets" | "routes"
+  "facilitator" | "cbor" | "payTo" | "network" | "assets" | "routes" | "rpcUrls" | "settlementCheckTimeoutMs"
 >;
 
 export type CborTargetKind = "x402()" | "x402Node()" | "x402-gateway serve";
@@ -55,7 +55,7 @@ async function viaMiddleware(
     req.on("end", () => {
       seen.push({ path, method, contentType: req.headers["content-type"], bodyBytes });
       if (path === "/release") return void held.push(res);
-      sendJson(res, 200, { path, method });
+      sendJson(res, path === "/500" ? 500 : 200, { path, method });
     });
   };
   const app =

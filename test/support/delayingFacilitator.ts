@@ -5,9 +5,14 @@ export interface DelayingFacilitator {
   url: string;
   /** Wait this long before forwarding `/verify` (a slow facilitator). */
   verifyDelayMs: number;
-  /** `forward`: settle on the real facilitator, answer after `settleDelayMs`. `drop`: never forward, never answer. */
-  settleMode: "forward" | "drop";
+  /**
+   * `forward`: settle on the real facilitator, answer after `settleDelayMs`. `drop`: never forward, never
+   * answer. `cut`: settle on the real facilitator, then cut the connection instead of answering.
+   */
+  settleMode: "forward" | "drop" | "cut";
   settleDelayMs: number;
+  /** Never answer a CBOR facilitator's settlement status call (`GET /settlements/…`). */
+  dropStatus: boolean;
   /** `/settle` calls the real facilitator answered. */
   settled: number;
   /** Resolves when the next `/verify` arrives (before its delay). */
@@ -16,8 +21,9 @@ export interface DelayingFacilitator {
 }
 
 /**
- * A facilitator in front of a real one (the official facilitator of the local stack) that can be slow:
- * it delays `/verify`, and can settle for real but answer `/settle` only after the caller gave up.
+ * A facilitator in front of a real one (the official facilitator of the local stack, or the local CBOR
+ * facilitator: bodies and content types pass through as they are) that can be slow or cut: it delays
+ * `/verify`, and can settle for real but answer `/settle` only after the caller gave up, or never.
  */
 export async function startDelayingFacilitator(realUrl: string): Promise<DelayingFacilitator> {
   const waiters: Array<() => void> = [];
@@ -35,6 +41,7 @@ export async function startDelayingFacilitator(realUrl: string): Promise<Delayin
     verifyDelayMs: 0,
     settleMode: "forward",
     settleDelayMs: 0,
+    dropStatus: false,
     settled: 0,
     nextVerify: () => new Promise((resolve) => waiters.push(resolve)),
     close: async () => {
@@ -52,19 +59,22 @@ export async function startDelayingFacilitator(realUrl: string): Promise<Delayin
       await sleep(double.verifyDelayMs);
     }
     if (path === "/settle" && double.settleMode === "drop") return;
+    if (path.startsWith("/settlements/") && double.dropStatus) return;
+    const contentType = req.headers["content-type"] ?? "application/json";
     const answer = await fetch(`${realUrl}${path}`, {
       method: req.method,
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": contentType, accept: req.headers.accept ?? "*/*" },
       body: chunks.length ? Buffer.concat(chunks) : undefined,
     });
-    const text = await answer.text();
+    const reply = Buffer.from(await answer.arrayBuffer());
     if (path === "/settle") {
       double.settled++;
+      if (double.settleMode === "cut") return void res.socket?.destroy();
       await sleep(double.settleDelayMs);
     }
     if (res.destroyed) return;
-    res.writeHead(answer.status, { "content-type": "application/json" });
-    res.end(text);
+    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? contentType });
+    res.end(reply);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   double.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -205,22 +205,35 @@ export class CborPaymentWire implements PaymentWire<
     return typeof this.deps.facilitator.cborSettlementOf === "function";
   }
 
-  /** Asks the facilitator for the intent's settlement (a read; `/settle` itself never settles an intent twice). */
-  async checkSettlement(payment: VerifiedCborPayment): Promise<WireSettlementCheck<Uint8Array>> {
+  /**
+   * Asks the facilitator for the intent's settlement (a read). On a retry, an intent it has not settled is
+   * settled now: the facilitator never settles one intent twice, so this cannot charge twice.
+   */
+  async checkSettlement(
+    payment: VerifiedCborPayment,
+    retry: boolean,
+  ): Promise<WireSettlementCheck<Uint8Array>> {
+    let reason = "the CBOR facilitator has no status call";
     const settlementOf = this.deps.facilitator.cborSettlementOf?.bind(this.deps.facilitator);
-    if (settlementOf === undefined)
-      return { state: "unknown", reason: "the CBOR facilitator has no status call" };
-    try {
-      const status = await settlementOf(payment.intentDigest);
-      return status.settled
-        ? { state: "settled", receipt: status.receipt }
-        : { state: "not_settled", reason: "the facilitator has no settlement of this intent" };
-    } catch (error) {
-      return {
-        state: "unknown",
-        reason: `the facilitator's status call failed: ${(error as Error).message}`,
-      };
+    if (settlementOf !== undefined) {
+      try {
+        const status = await settlementOf(payment.intentDigest);
+        if (status.settled) return { state: "settled", receipt: status.receipt };
+        reason = "the facilitator has no settlement of this intent";
+        if (!retry) return { state: "not_settled", reason };
+      } catch (error) {
+        reason = `the facilitator's status call failed: ${(error as Error).message}`;
+      }
     }
+    if (!retry) return { state: "unknown", reason };
+    try {
+      const again = await this.settle(payment);
+      if (again.ok) return { state: "settled", receipt: again.receipt };
+      reason = `settling again failed: ${again.error.message}; the first attempt may have landed`;
+    } catch (error) {
+      reason = `settling again failed: ${(error as Error).message}`;
+    }
+    return { state: "unknown", reason };
   }
 
   spentUntilMs(payment: VerifiedCborPayment): number {
