@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Redis for the suites that need it, and no process left running after the run.
+    globalSetup: ["test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Suites start real servers (anvil, facilitator, upstreams); two cores are all we get.
