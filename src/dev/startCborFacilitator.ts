@@ -141,7 +141,9 @@ export async function startCborFacilitator(
           message: "expected GET /settlements/<64 lowercase hex digits: the SHA-256 of the payment_intent>",
         });
       }
-      return sendCbor(res, encodeCborSettlementStatus(await facilitator.cborSettlementOf(digest)));
+      const status = await facilitator.cborSettlementOf(digest);
+      log?.(`cbor settlement status: ${status.settled ? "settled, receipt answered" : "not settled"}`);
+      return sendCbor(res, encodeCborSettlementStatus(status));
     }
     if (
       req.method !== "POST" ||
