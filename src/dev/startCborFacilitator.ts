@@ -8,7 +8,9 @@ import {
   decodeCborRefundRequest,
   encodeCborRevocationList,
   encodeCborSettleResponse,
+  encodeCborSettlementStatus,
   encodeCborVerifyResponse,
+  parseIntentDigest,
 } from "../protocol/cbor/facilitatorMessages.js";
 import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
@@ -57,14 +59,17 @@ export interface RunningCborFacilitator {
     humanity: number;
     refund: number;
     revocations: number;
+    /** `GET /settlements/<intent digest>` requests, malformed ones included. */
+    settlements: number;
   };
   stop(): Promise<void>;
 }
 
 /**
  * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify`, `/settle` and `/refund` (a
- * receipt → the payer credited back once, answered with the signed revocation) and `GET /revocations`
- * in `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
+ * receipt → the payer credited back once, answered with the signed revocation), `GET /revocations` and
+ * `GET /settlements/<intent digest>` (whether that intent settled, with its receipt) in
+ * `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
  * the proof is a stand-in), and `POST /humanity`: a DEMO humanity issuer that signs an `is_human`
  * claim for any subject (body `{ subject: bstr }`, answer the claim's bytes). Its receipt key is kept
  * in the books, so it survives a restart.
@@ -86,7 +91,15 @@ export async function startCborFacilitator(
   const now = options.now ?? Date.now;
   const facilitator = new LocalCborFacilitator({ book, receiptKey, now });
   const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
-  const calls = { verify: 0, settle: 0, supported: 0, humanity: 0, refund: 0, revocations: 0 };
+  const calls = {
+    verify: 0,
+    settle: 0,
+    supported: 0,
+    humanity: 0,
+    refund: 0,
+    revocations: 0,
+    settlements: 0,
+  };
   const log = options.log;
   const supported = {
     kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
@@ -118,6 +131,19 @@ export async function startCborFacilitator(
     if (req.method === "GET" && path === "/revocations") {
       calls.revocations++;
       return sendCbor(res, encodeCborRevocationList(book.revocations()));
+    }
+    if (req.method === "GET" && path?.startsWith("/settlements/")) {
+      calls.settlements++;
+      const digest = parseIntentDigest(path.slice("/settlements/".length));
+      if (digest === undefined) {
+        return sendJson(res, 400, {
+          error: "invalid_request",
+          message: "expected GET /settlements/<64 lowercase hex digits: the SHA-256 of the payment_intent>",
+        });
+      }
+      const status = await facilitator.cborSettlementOf(digest);
+      log?.(`cbor settlement status: ${status.settled ? "settled, receipt answered" : "not settled"}`);
+      return sendCbor(res, encodeCborSettlementStatus(status));
     }
     if (
       req.method !== "POST" ||

@@ -12,9 +12,10 @@ import {
 } from "../protocol/schemas.js";
 import { FACILITATOR_DEFAULTS as DEFAULTS, type FacilitatorHeaders } from "./facilitatorSettings.js";
 import type { Facilitator } from "./Facilitator.js";
-import type { CborFacilitator } from "./CborFacilitator.js";
+import type { CborFacilitator, CborSettlementStatus } from "./CborFacilitator.js";
 import {
   decodeCborSettleResponse,
+  decodeCborSettlementStatus,
   decodeCborVerifyResponse,
   encodeCborFacilitatorRequest,
   type CborFacilitatorRequest,
@@ -22,12 +23,13 @@ import {
   type CborVerifyResponse,
 } from "../protocol/cbor/facilitatorMessages.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { intentDigestSegment } from "./intentDigestSegment.js";
 import { readLimited, ReplyTooLargeError } from "./readLimited.js";
 
 export interface HttpFacilitatorOptions {
   /** Base URL; `/verify`, `/settle` and `/supported` are appended. */
   url: string;
-  /** Timeout of `/verify`, in ms. */
+  /** Timeout of `/verify` (and of the CBOR settlement status read), in ms. */
   timeoutMs?: number;
   /** Timeout of `/settle`, in ms. */
   settleTimeoutMs?: number;
@@ -38,7 +40,7 @@ export interface HttpFacilitatorOptions {
   fetch?: typeof fetch;
 }
 
-type Endpoint = "verify" | "settle" | "supported";
+type Endpoint = "verify" | "settle" | "supported" | "settlements";
 
 /** Seconds a client is told to wait when the facilitator cannot answer. */
 const RETRY_AFTER_SECONDS = 5;
@@ -66,6 +68,8 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
       verify: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,
       settle: options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs,
       supported: options.supportedTimeoutMs ?? DEFAULTS.supportedTimeoutMs,
+      // A status read is as short as a verify.
+      settlements: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,
     };
   }
 
@@ -118,15 +122,26 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     return this.callCbor("settle", request, decodeCborSettleResponse);
   }
 
+  /**
+   * `GET /settlements/<intent digest>` in `application/x402+cbor`: whether the intent settled, with its
+   * receipt. A read, so retried once when unreachable, as verify is.
+   */
+  async cborSettlementOf(intentDigest: Uint8Array): Promise<CborSettlementStatus> {
+    const path = `settlements/${intentDigestSegment(intentDigest)}`;
+    return this.withOneRetry(() => this.callCbor("settlements", undefined, decodeCborSettlementStatus, path));
+  }
+
   private async callCbor<T>(
     endpoint: Endpoint,
-    request: CborFacilitatorRequest,
+    request: CborFacilitatorRequest | undefined,
     decode: (bytes: Uint8Array) => T,
+    path: string = endpoint,
   ): Promise<T> {
     const { response, reply } = await this.send(
       endpoint,
       CBOR_MEDIA_TYPE,
-      encodeCborFacilitatorRequest(request),
+      request === undefined ? undefined : encodeCborFacilitatorRequest(request),
+      path,
     );
     try {
       return decode(reply);
@@ -140,8 +155,9 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     endpoint: Endpoint,
     mediaType: string,
     body: string | Uint8Array | undefined,
+    path: string = endpoint,
   ): Promise<{ response: Response; reply: Buffer }> {
-    const url = `${this.base}/${endpoint}`;
+    const url = `${this.base}/${path}`;
     const headers: Record<string, string> = {
       accept: mediaType,
       ...(await this.extraHeaders(endpoint)),

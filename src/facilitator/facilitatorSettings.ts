@@ -10,8 +10,9 @@ export const FACILITATOR_DEFAULTS = {
 const headersFunction = z.custom<FacilitatorHeaders>((value) => typeof value === "function", {
   error: "expected a function returning headers",
 });
+/** `settlements`: the CBOR settlement status read (`GET /settlements/<intent digest>`). */
 export type FacilitatorHeaders = (
-  endpoint: "verify" | "settle" | "supported",
+  endpoint: "verify" | "settle" | "supported" | "settlements",
 ) => Record<string, string> | Promise<Record<string, string>>;
 
 export const facilitatorSettingsSchema = z.strictObject({

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +10,10 @@ import { createCborPayment } from "../../src/payer/createCborPayment.js";
 import { resolveCborOffer } from "../../src/pricing/resolveCborOffer.js";
 import { issueCborRequest } from "../../src/pricing/cborPaymentRequests.js";
 import { decodePaymentSignature, encodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
-import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
+import { createSigningKey, payerIdOf } from "../../src/protocol/cbor/signatures.js";
+import { decodeCborSettlementStatus } from "../../src/protocol/cbor/facilitatorMessages.js";
+import { oneGrantDelegation } from "../support/oneGrantDelegation.js";
+import { closedPort } from "../proxy/support/startUpstream.js";
 import { decodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { isRevoked } from "../../src/protocol/cbor/revokeReceipt.js";
 import {
@@ -68,6 +73,12 @@ describe("local CBOR facilitator over HTTP", () => {
     const payment = createCborPayment({ offer: issued.bytes, key, now: () => signedAt });
     return { paymentRequest: issued.bytes, paymentSignature: payment.bytes, payment };
   };
+
+  /** SHA-256 of the payment_intent a PaymentSignature carries: the key of its settlement. */
+  const intentDigest = (paymentSignature: Uint8Array) =>
+    new Uint8Array(
+      createHash("sha256").update(decodePaymentSignature(paymentSignature).paymentIntent).digest(),
+    );
 
   it("publishes its receipt key and says the proof is a stand-in", async () => {
     const supported = (await (await fetch(`${running.url}/supported`)).json()) as {
@@ -138,6 +149,170 @@ describe("local CBOR facilitator over HTTP", () => {
     });
     expect(running.book.settlements()).toBe(settledBefore);
     expect(running.payerBalance(poor.publicKey, "USDC")).toBe(100n);
+  });
+
+  it("GET /settlements/<intent digest>: settled: false before, the settle's own receipt after, read any number of times; /settle still settles once", async () => {
+    const body = pay();
+    const digest = intentDigest(body.paymentSignature);
+    const [calls, balance] = [running.calls.settlements, running.payerBalance(payer.publicKey, "USDC")!];
+    expect(await client.cborSettlementOf(digest)).toEqual({ settled: false });
+    expect(await running.facilitator.cborSettlementOf(digest)).toEqual({ settled: false });
+    const settled = await client.settleCbor(body);
+    expect(settled.success).toBe(true);
+    for (let read = 0; read < 2; read++) {
+      expect(await client.cborSettlementOf(digest)).toEqual({ settled: true, receipt: settled.receipt });
+    }
+    expect(await running.facilitator.cborSettlementOf(digest)).toEqual({
+      settled: true,
+      receipt: settled.receipt,
+    });
+    // A replay elsewhere is still refused, and handed no receipt.
+    expect(await client.settleCbor(body)).toEqual({ success: false, errorReason: "intent_already_settled" });
+    const raw = await fetch(`${running.url}/settlements/${Buffer.from(digest).toString("hex")}`);
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get("content-type")).toBe("application/x402+cbor");
+    expect(decodeCborSettlementStatus(new Uint8Array(await raw.arrayBuffer()))).toEqual({
+      settled: true,
+      receipt: settled.receipt,
+    });
+    expect(running.payerBalance(payer.publicKey, "USDC")).toBe(balance - 2500n);
+    expect(running.calls.settlements - calls).toBe(4);
+  });
+
+  it("GET /settlements with a malformed digest is 400; a digest of another length is refused before any request", async () => {
+    const good = Buffer.from(intentDigest(pay().paymentSignature)).toString("hex");
+    const calls = running.calls.settlements;
+    const malformed = [
+      good.toUpperCase(),
+      good.slice(1),
+      `${good}0`,
+      `${good}/x`,
+      `${good.slice(2)}%41`,
+      "",
+      `0x${good.slice(2)}`,
+    ];
+    for (const segment of malformed) {
+      const response = await fetch(`${running.url}/settlements/${segment}`);
+      expect(response.status, segment).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toBe("invalid_request");
+    }
+    expect(running.calls.settlements - calls).toBe(malformed.length);
+    for (const facilitator of [client, running.facilitator]) {
+      await expect(facilitator.cborSettlementOf(new Uint8Array(31))).rejects.toMatchObject({
+        code: "facilitator_error",
+        details: { endpoint: "settlements", reason: "rejected" },
+      });
+    }
+    expect(running.calls.settlements - calls).toBe(malformed.length);
+  });
+
+  it("the HTTP client's status read: failures classified as for its other calls, and retried once only when unreachable", async () => {
+    const digest = intentDigest(pay().paymentSignature);
+    const replies: Record<string, (res: ServerResponse) => void> = {
+      malformed: (res) =>
+        res.writeHead(200, { "content-type": "application/x402+cbor" }).end(Buffer.from("a0", "hex")),
+      down: (res) => res.writeHead(503, { "retry-after": "7" }).end(),
+      refused: (res) => res.writeHead(404, { "content-type": "application/json" }).end("{}"),
+      hang: () => undefined,
+    };
+    const seen: string[] = [];
+    const broken = await listenOnLoopback((req, res) => {
+      const [, mode, , hex] = (req.url ?? "").split("/");
+      seen.push(`${mode}:${hex?.length}`);
+      replies[mode!]?.(res);
+    });
+    try {
+      const at = (mode: string) => new HttpFacilitator({ url: `${broken.url}/${mode}`, timeoutMs: 300 });
+      await expect(at("malformed").cborSettlementOf(digest)).rejects.toMatchObject({
+        code: "facilitator_error",
+        details: { endpoint: "settlements", reason: "malformed" },
+      });
+      await expect(at("down").cborSettlementOf(digest)).rejects.toMatchObject({
+        code: "facilitator_unavailable",
+        retryAfterSeconds: 7,
+        details: { endpoint: "settlements", reason: "server_error" },
+      });
+      await expect(at("refused").cborSettlementOf(digest)).rejects.toMatchObject({
+        code: "facilitator_error",
+        details: { endpoint: "settlements", reason: "rejected", status: 404 },
+      });
+      await expect(at("hang").cborSettlementOf(digest)).rejects.toMatchObject({
+        code: "facilitator_unavailable",
+        details: { endpoint: "settlements", reason: "timeout" },
+      });
+      // Each answered (or timed out) once: only an unreachable facilitator is asked again.
+      expect(seen).toEqual(["malformed:64", "down:64", "refused:64", "hang:64"]);
+    } finally {
+      await broken.close();
+    }
+    let attempts = 0;
+    const port = await closedPort();
+    const unreachable = new HttpFacilitator({
+      url: `http://127.0.0.1:${port}`,
+      fetch: (input, init) => {
+        attempts++;
+        return fetch(input, init);
+      },
+    });
+    await expect(unreachable.cborSettlementOf(digest)).rejects.toMatchObject({
+      code: "facilitator_unavailable",
+      details: { endpoint: "settlements", reason: "unreachable" },
+    });
+    expect(attempts).toBe(2);
+  });
+
+  it("holds a delegation grant's cap in its books: verify and settle refuse delegation_cap_exceeded once spent, debiting nothing; a refund gives the grant back", async () => {
+    const {
+      root,
+      agent,
+      chain,
+      rootBalance: balance,
+    } = oneGrantDelegation(running.book, {
+      cap: 2n * 2500n,
+      balance: 100_000n,
+    });
+    const delegated = () => {
+      const issued = issueCborRequest(offer, Date.now());
+      const signedAt = Date.now() + 1000 * tick++;
+      const payment = createCborPayment({
+        offer: issued.bytes,
+        key: agent,
+        now: () => signedAt,
+        delegationChain: chain,
+      });
+      return { paymentRequest: issued.bytes, paymentSignature: payment.bytes };
+    };
+    // Two payments verified before either settles: both pass verify, the books refuse the one too many.
+    const [first, second, third] = [delegated(), delegated(), delegated()];
+    for (const body of [first, second, third]) {
+      expect(await client.verifyCbor(body)).toMatchObject({
+        isValid: true,
+        payer: payerIdOf(root.publicKey),
+      });
+    }
+    expect((await client.settleCbor(first)).success).toBe(true);
+    const kept = await client.settleCbor(second);
+    expect(kept.success).toBe(true);
+    expect(await client.settleCbor(third)).toEqual({
+      success: false,
+      errorReason: "delegation_cap_exceeded",
+    });
+    expect(await client.cborSettlementOf(intentDigest(third.paymentSignature))).toEqual({ settled: false });
+    // Exhausted: verify refuses at once.
+    expect(await client.verifyCbor(delegated())).toEqual({
+      isValid: false,
+      invalidReason: "delegation_cap_exceeded",
+    });
+    expect(balance()).toBe(100_000n - 5000n);
+    expect(running.payerBalance(agent.publicKey, "USDC")).toBeUndefined();
+    // A refund of one payment makes room for one more.
+    expect((await requestCborRefund(running.url, kept.receipt!)).ok).toBe(true);
+    expect(balance()).toBe(100_000n - 2500n);
+    const again = delegated();
+    expect(await client.verifyCbor(again)).toMatchObject({ isValid: true });
+    expect((await client.settleCbor(again)).success).toBe(true);
+    expect(await client.verifyCbor(delegated())).toMatchObject({ isValid: false });
+    expect(balance()).toBe(100_000n - 5000n);
   });
 
   it("POST /refund credits the payer back once, answers the facilitator's revocation, and GET /revocations lists it", async () => {

@@ -11,7 +11,16 @@ CREATE TABLE IF NOT EXISTS settlements (intent TEXT PRIMARY KEY, payer TEXT NOT 
   currency TEXT NOT NULL, amount TEXT NOT NULL, settled_at INTEGER NOT NULL, receipt BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS refunds (intent TEXT PRIMARY KEY, amount TEXT NOT NULL, refunded_at INTEGER NOT NULL,
   revocation BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS grants (grant_id TEXT PRIMARY KEY, cap TEXT NOT NULL, spent TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS settlement_grants (intent TEXT NOT NULL, grant_id TEXT NOT NULL,
+  PRIMARY KEY (intent, grant_id));
 `;
+
+/** A delegation grant a settlement spends under: its id (see CheckedGrant.id) and its cap. */
+export interface GrantSpend {
+  id: string;
+  cap: bigint;
+}
 
 export interface Transfer {
   /** Hex SHA-256 of the payment_intent bytes: one intent settles once. */
@@ -21,11 +30,14 @@ export interface Transfer {
   currency: string;
   amount: bigint;
   settledAt: number;
+  /** The grants of the payment's delegation chain, each charged `amount` against its cap (none: no chain). */
+  grants?: readonly GrantSpend[] | undefined;
 }
 
 export type TransferOutcome =
   | { ok: true; receipt: Uint8Array }
-  | { ok: false; reason: "intent_already_settled" | "insufficient_funds" | "unknown_payer" };
+  | { ok: false; reason: "intent_already_settled" | "insufficient_funds" | "unknown_payer" }
+  | { ok: false; reason: "delegation_cap_exceeded"; grant: string; spent: bigint; cap: bigint };
 
 export interface Refund {
   /** Hex SHA-256 of the payment_intent bytes: the settlement refunded. */
@@ -43,8 +55,9 @@ export type RefundOutcome =
 
 /**
  * The local CBOR facilitator's books in SQLite (WAL, synchronous FULL): payer balances by payer id and
- * currency, merchant balances by pseudonym, and one row per settled intent with its receipt. Amounts
- * are decimal text so they stay exact; a settlement is one transaction.
+ * currency, merchant balances by pseudonym, one row per settled intent with its receipt, and what each
+ * delegation grant has spent (the cap holds across every gateway that settles here). Amounts are
+ * decimal text so they stay exact; a settlement is one transaction.
  */
 export class CborAccountBook {
   private readonly db: Database.Database;
@@ -85,6 +98,16 @@ export class CborAccountBook {
       revocations: db.prepare<[], { revocation: Buffer }>(
         "SELECT revocation FROM refunds ORDER BY refunded_at, intent",
       ),
+      grantSpent: db.prepare<[string], { spent: string }>("SELECT spent FROM grants WHERE grant_id = ?"),
+      setGrantSpent: db.prepare(
+        "INSERT INTO grants (grant_id, cap, spent) VALUES (?, ?, ?) " +
+          "ON CONFLICT (grant_id) DO UPDATE SET spent = excluded.spent",
+      ),
+      chargeGrant: db.prepare("INSERT INTO settlement_grants (intent, grant_id) VALUES (?, ?)"),
+      grantsOf: db.prepare<[string], { grant_id: string; spent: string; cap: string }>(
+        "SELECT g.grant_id, g.spent, g.cap FROM settlement_grants s JOIN grants g USING (grant_id) " +
+          "WHERE s.intent = ?",
+      ),
     };
   }
 
@@ -114,6 +137,17 @@ export class CborAccountBook {
     return (this.statements.count.get() as { n: number }).n;
   }
 
+  /** The receipt issued for `intent` (hex SHA-256 of the payment_intent bytes), if it settled. */
+  receiptOf(intent: string): Uint8Array | undefined {
+    const row = this.statements.settled.get(intent);
+    return row === undefined ? undefined : new Uint8Array(row.receipt);
+  }
+
+  /** What the grant `id` has spent over all settlements (refunds given back). */
+  grantSpent(id: string): bigint {
+    return BigInt(this.statements.grantSpent.get(id)?.spent ?? "0");
+  }
+
   /** Debit the payer, credit the merchant and record the receipt, all or nothing. */
   transfer(transfer: Transfer, receipt: () => Uint8Array): TransferOutcome {
     return this.db
@@ -123,8 +157,24 @@ export class CborAccountBook {
         }
         const balance = this.payerBalance(transfer.payer, transfer.currency);
         if (balance === undefined) return { ok: false, reason: "unknown_payer" };
+        // One row per grant, even if a chain named it twice: a payment spends a grant once.
+        const grants = new Map((transfer.grants ?? []).map((grant) => [grant.id, grant.cap]));
+        for (const [id, cap] of grants) {
+          const spent = this.grantSpent(id);
+          if (spent + transfer.amount > cap) {
+            return { ok: false, reason: "delegation_cap_exceeded", grant: id, spent, cap };
+          }
+        }
         if (balance < transfer.amount) return { ok: false, reason: "insufficient_funds" };
         const signed = receipt();
+        for (const [id, cap] of grants) {
+          this.statements.setGrantSpent.run(
+            id,
+            cap.toString(),
+            (this.grantSpent(id) + transfer.amount).toString(),
+          );
+          this.statements.chargeGrant.run(transfer.intent, id);
+        }
         this.statements.setPayer.run(
           transfer.payer,
           transfer.currency,
@@ -170,6 +220,11 @@ export class CborAccountBook {
         );
         const merchantBalance = this.merchantBalance(settled.merchant, settled.currency) - refund.amount;
         this.statements.setMerchant.run(settled.merchant, settled.currency, merchantBalance.toString());
+        // The refunded units go back to every grant the settlement spent under (never below zero).
+        for (const grant of this.statements.grantsOf.all(refund.intent)) {
+          const spent = BigInt(grant.spent) - refund.amount;
+          this.statements.setGrantSpent.run(grant.grant_id, grant.cap, (spent < 0n ? 0n : spent).toString());
+        }
         this.statements.refund.run(
           refund.intent,
           refund.amount.toString(),

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
+import type { CborFacilitator, CborSettlementStatus } from "../../facilitator/CborFacilitator.js";
 import { DELEGATION_DEFAULTS, checkDelegationChain } from "../../protocol/cbor/checkDelegationChain.js";
 import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
 import { decodeQuantifiedClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
@@ -8,6 +8,7 @@ import type {
   CborSettleResponse,
   CborVerifyResponse,
 } from "../../protocol/cbor/facilitatorMessages.js";
+import { intentDigestSegment } from "../../facilitator/intentDigestSegment.js";
 import {
   decodePaymentRequest,
   paymentRequestDigest,
@@ -21,7 +22,7 @@ import { isStandInProof } from "../../protocol/cbor/standInProof.js";
 import { revokeReceipt } from "../../protocol/cbor/revokeReceipt.js";
 import { encodeSignedClaim } from "../../protocol/cbor/SignedClaim.js";
 import { verifyReceipt } from "../../protocol/cbor/verifyReceipt.js";
-import type { CborAccountBook, RefundOutcome } from "./CborAccountBook.js";
+import type { CborAccountBook, GrantSpend, RefundOutcome } from "./CborAccountBook.js";
 
 export interface LocalCborFacilitatorDeps {
   book: CborAccountBook;
@@ -36,14 +37,24 @@ export type LocalRefundOutcome =
   RefundOutcome | { ok: false; reason: "invalid_receipt" | "invalid_refund"; detail: string };
 
 type Checked =
-  | { ok: true; request: PaymentRequest; payment: PaymentSignature; claim: QuantifiedClaim; payer: string }
+  | {
+      ok: true;
+      request: PaymentRequest;
+      payment: PaymentSignature;
+      claim: QuantifiedClaim;
+      payer: string;
+      /** The delegation chain's grants, root first (none without a chain). */
+      grants: GrantSpend[];
+    }
   | { ok: false; reason: string };
 
 /**
  * The local stack's facilitator for `application/x402+cbor` (the MVP's service-auth model): payer
  * accounts known by public key (through a delegation chain, the chain's root), a test balance per currency, settlement as a debit and a credit in
- * SQLite, receipts signed with its own Ed25519 key. It cannot verify a STARK proof: it accepts only
- * the STAND-IN proof (a SHA-256 binding of the intent) and says so everywhere. Never a verifier.
+ * SQLite, receipts signed with its own Ed25519 key. A delegation grant's cap is held in its books
+ * across payments, so it holds however many gateways settle under the grant. It cannot verify a STARK
+ * proof: it accepts only the STAND-IN proof (a SHA-256 binding of the intent) and says so everywhere.
+ * Never a verifier.
  */
 export class LocalCborFacilitator implements CborFacilitator {
   constructor(private readonly deps: LocalCborFacilitatorDeps) {}
@@ -58,7 +69,7 @@ export class LocalCborFacilitator implements CborFacilitator {
   async settleCbor(request: CborFacilitatorRequest): Promise<CborSettleResponse> {
     const checked = this.check(request);
     if (!checked.ok) return { success: false, errorReason: checked.reason };
-    const { claim, payment, payer } = checked;
+    const { claim, payment, payer, grants } = checked;
     const settledAt = Math.floor(this.deps.now() / 1000);
     const intentDigest = createHash("sha256").update(payment.paymentIntent).digest();
     const outcome = this.deps.book.transfer(
@@ -69,6 +80,7 @@ export class LocalCborFacilitator implements CborFacilitator {
         currency: claim.quantity.currency,
         amount: claim.quantity.amount,
         settledAt,
+        grants,
       },
       () =>
         encodeSettlementReceipt(
@@ -83,6 +95,12 @@ export class LocalCborFacilitator implements CborFacilitator {
     return outcome.ok
       ? { success: true, receipt: outcome.receipt }
       : { success: false, errorReason: outcome.reason };
+  }
+
+  /** The intent's settlement from the books: a read; `/settle` itself still refuses a second settle. */
+  async cborSettlementOf(intentDigest: Uint8Array): Promise<CborSettlementStatus> {
+    const receipt = this.deps.book.receiptOf(intentDigestSegment(intentDigest));
+    return receipt === undefined ? { settled: false } : { settled: true, receipt };
   }
 
   /**
@@ -146,9 +164,9 @@ export class LocalCborFacilitator implements CborFacilitator {
     if (!isStandInProof(payment.starkProof, payment.paymentIntent))
       return { ok: false, reason: "stand_in_proof_mismatch" };
     let payer = payerIdOf(claim.subject);
+    let grants: GrantSpend[] = [];
     if (payment.delegationChain !== undefined) {
-      // The agent signs on the root's behalf: the root's account pays. Grant caps across payments are
-      // the gateway ledger's to hold; this checks the chain for this one payment.
+      // The agent signs on the root's behalf: the root's account pays, under every grant's cap.
       const chain = checkDelegationChain(payment.delegationChain, request, claim, {
         ...DELEGATION_DEFAULTS,
         skewSeconds: this.deps.skewSeconds ?? 30,
@@ -159,10 +177,15 @@ export class LocalCborFacilitator implements CborFacilitator {
         return { ok: false, reason: `${code}: ${reason}` };
       }
       payer = payerIdOf(chain.root);
+      grants = chain.grants.map((grant) => ({ id: grant.id, cap: grant.cap.amount }));
+      // A cheap early refusal; the settlement's transaction holds the cap (concurrent payments race there).
+      if (grants.some((grant) => this.deps.book.grantSpent(grant.id) + claim.quantity.amount > grant.cap)) {
+        return { ok: false, reason: "delegation_cap_exceeded" };
+      }
     }
     const balance = this.deps.book.payerBalance(payer, claim.quantity.currency);
     if (balance === undefined) return { ok: false, reason: "unknown_payer" };
     if (balance < claim.quantity.amount) return { ok: false, reason: "insufficient_funds" };
-    return { ok: true, request, payment, claim, payer };
+    return { ok: true, request, payment, claim, payer, grants };
   }
 }

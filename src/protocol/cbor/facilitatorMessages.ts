@@ -1,3 +1,4 @@
+import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
 import { MAX_CBOR_BYTES, type CborMap, type CborValue } from "./CborValue.js";
 import { decodeCanonical } from "./decodeCanonical.js";
@@ -82,6 +83,47 @@ export function decodeCborSettleResponse(bytes: Uint8Array): CborSettleResponse 
   if (errorReason !== undefined) response.errorReason = errorReason;
   fields.done();
   return response;
+}
+
+/**
+ * Answer of `GET /settlements/<intent digest>`: `{ settled: true, receipt: bstr }` (the encoded
+ * SettlementReceipt issued for the intent) or `{ settled: false }`, nothing else.
+ */
+export type CborSettlementStatusMessage = { settled: true; receipt: Uint8Array } | { settled: false };
+
+export function encodeCborSettlementStatus(status: CborSettlementStatusMessage): Uint8Array {
+  const map: CborMap = new Map<string, CborValue>([["settled", status.settled]]);
+  if (status.settled) map.set("receipt", status.receipt);
+  return encodeCanonical(map);
+}
+
+export function decodeCborSettlementStatus(bytes: Uint8Array): CborSettlementStatusMessage {
+  const fields = new CborFields(decodeCanonical(bytes), "SettlementStatus");
+  // A receipt without `settled: true`, or `settled: true` without one, is refused (unknown/missing key).
+  const status: CborSettlementStatusMessage = fields.bool("settled")
+    ? { settled: true, receipt: fields.bytes("receipt") }
+    : { settled: false };
+  fields.done();
+  return status;
+}
+
+/** Bytes of an intent digest (SHA-256 of the payment_intent bytes): the key of a settlement. */
+export const INTENT_DIGEST_BYTES = 32;
+
+/** The path segment of an intent digest: 64 lowercase hex digits. Throws CborError on another length. */
+export function formatIntentDigest(digest: Uint8Array): string {
+  if (digest.length !== INTENT_DIGEST_BYTES) {
+    throw new CborError(
+      "wrong_value",
+      `an intent digest is ${INTENT_DIGEST_BYTES} bytes, got ${digest.length}`,
+    );
+  }
+  return Buffer.from(digest).toString("hex");
+}
+
+/** The digest named by a path segment, or `undefined` unless it is exactly 64 lowercase hex digits. */
+export function parseIntentDigest(segment: string): Uint8Array | undefined {
+  return /^[0-9a-f]{64}$/.test(segment) ? new Uint8Array(Buffer.from(segment, "hex")) : undefined;
 }
 
 /** Body of the local facilitator's `POST /refund` (v0.3): a receipt it issued, and the units to refund. */
