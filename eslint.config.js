@@ -16,6 +16,15 @@ export default tseslint.config(
     rules: { "no-console": "error" },
   },
   {
+    // Money paths: a promise nobody awaits must say so (`void`), and none may go where a callback's result is ignored.
+    files: ["src/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+    },
+  },
+  {
     // CLI entry points and dev tools talk to a terminal on purpose.
     files: ["src/cli/**/*.ts", "src/dev/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts", "bench/**/*.ts"],
     rules: { "no-console": "off" },
