@@ -532,7 +532,7 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
         res.end("x".repeat(5000));
       }
     });
-    const mcp = await connectInProcess({ env: env(), bodyLimitBytes: 1000 });
+    const mcp = await connectInProcess({ env: env({ PAY_MCP_EVM_MAX_BODY_BYTES: "1000" }) });
     try {
       const text = await mcp.pay(`${big.url}/text`);
       expect(text.structured.resource).toMatchObject({
