@@ -283,16 +283,16 @@ describe("x402-pay-mcp against hostile servers (stdio)", { timeout: 180_000 }, (
     const mcp = await connectStdio(env({ PAY_MCP_EVM_MAX_BODY_BYTES: "4096" }));
     try {
       const call = await mcp.pay(`${fake.url}/huge`);
+      const sent = await Promise.all(streams);
+      expect(sent).toHaveLength(2);
+      // What the server managed to write before the payer hung up: socket buffers, not the 1.5 GB.
+      for (const bytes of sent) expect(bytes).toBeLessThan(64 * 1024 ** 2);
       expect(call.structured).toMatchObject({
         outcome: "paid",
         transaction: TX,
         resource: { status: 200, bytes: 4096, truncated: true, body: "x".repeat(4096) },
       });
       expect(call.text).toMatch(/truncated at 4096 bytes, PAY_MCP_EVM_MAX_BODY_BYTES/);
-      const sent = await Promise.all(streams);
-      expect(sent).toHaveLength(2);
-      // What the server managed to write before the payer hung up: socket buffers, not the 1.5 GB.
-      for (const bytes of sent) expect(bytes).toBeLessThan(64 * 1024 ** 2);
       const peak = peakRssBytes(mcp.pid());
       if (peak !== undefined) expect(peak).toBeLessThan(512 * 1024 ** 2);
     } finally {
