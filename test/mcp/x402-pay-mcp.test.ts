@@ -506,7 +506,13 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
   });
 
   it("answers unpayable naming each required variable that is missing", async () => {
-    const optional: string[] = [PAYER_ENV.mainnetConsent, PAYER_ENV.assets];
+    const optional: string[] = [
+      PAYER_ENV.mainnetConsent,
+      PAYER_ENV.assets,
+      PAYER_ENV.allowPermit2,
+      PAYER_ENV.maxAuthorizationSeconds,
+      PAYER_ENV.maxBodyBytes,
+    ];
     for (const name of Object.values(PAYER_ENV).filter((name) => !optional.includes(name))) {
       const mcp = await connectInProcess({ env: env({ [name]: undefined }) });
       try {
