@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createPublicClient, erc20Abi, http, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
+import { devAccount } from "../../src/dev/devAccounts.js";
 import type { McpServersSnippet } from "../../src/cli/start/agentPayLines.js";
 import { collect, ROOT, spawnCli, waitForLine } from "../cli/support/runCli.js";
 
@@ -51,7 +52,7 @@ describe("npm start's agent lines", () => {
           args: [owner as Hex],
         });
       const payee = server.env.PAY_MCP_EVM_PAYEES!;
-      const before = await balance(payee);
+      const before = { payee: await balance(payee), payer: await balance(devAccount(1).address) };
 
       // Exactly as an MCP client would: the command, the args, the env, from another folder.
       const transport = new StdioClientTransport({
@@ -76,10 +77,13 @@ describe("npm start's agent lines", () => {
         await client.close();
       }
       expect(structured).toMatchObject({ outcome: "paid", network: "eip155:31337", payee, asset: token });
-      expect(JSON.parse((structured.resource as { body: string }).body)).toHaveProperty("apyPercent");
+      expect((structured.resource as { body: string }).body).toContain('"apyPercent"');
       const receipt = await chain.getTransactionReceipt({ hash: structured.transaction as Hex });
       expect(receipt.status).toBe("success");
-      expect(await balance(payee)).toBe(before + BigInt(structured.amount as string));
+      expect(structured.payer).toBe(devAccount(1).address);
+      const amount = BigInt(structured.amount as string);
+      expect(await balance(payee)).toBe(before.payee + amount);
+      expect(await balance(devAccount(1).address)).toBe(before.payer - amount);
 
       const paid = await promisify(exec)(delegate!, {
         cwd: ROOT,
