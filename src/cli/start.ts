@@ -12,6 +12,7 @@ import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startC
 import { createGateway } from "../proxy/createGateway.js";
 import { listenGateway, type RunningGateway } from "../proxy/listenGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
+import { agentPayLines } from "./start/agentPayLines.js";
 import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
 
@@ -156,6 +157,12 @@ async function main(): Promise<number> {
       `  npm run pay -- --cbor ${gateway.url}/api/apy --facilitator ${cborFacilitator.url}`,
       "Refund a CBOR payment (the payer is credited back once; the facilitator signs a revocation):",
       `  npm run refund -- --facilitator ${cborFacilitator.url} <the receipt base64 npm run pay prints>`,
+      "",
+      ...(await agentPayLines(stack, {
+        dataDir: dirname(dataFile),
+        gatewayUrl: gateway.url,
+        cborFacilitatorUrl: cborFacilitator.url,
+      })),
       "",
       "GET /api/metrics/validator has the humanity gate on: a CBOR payer also sends a humanity claim. The",
       "command asks the CBOR facilitator's DEMO issuer (POST /humanity; it vouches for anyone) for one:",

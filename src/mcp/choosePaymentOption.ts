@@ -1,7 +1,6 @@
-import type { PaymentRequirements } from "@x402/core/types";
-import { isAddress } from "viem";
 import { PAYER_ENV, UnpayableError } from "./errors.js";
 import { ETHEREUM_MAINNET, isTestNetwork } from "./isTestNetwork.js";
+import { parseOfferOption, transferMethodOf, type OfferOption } from "./parseOfferOption.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
 
 /** The settings a payment is checked against, and what this session has spent so far. */
@@ -11,21 +10,14 @@ export interface PaymentPolicy {
   sessionSpent: bigint;
 }
 
-export type PaymentChoice = { option: PaymentRequirements } | { refusal: UnpayableError };
+export type PaymentChoice = { option: OfferOption } | { refusal: UnpayableError };
 
-type Check = (option: PaymentRequirements, policy: PaymentPolicy) => UnpayableError | undefined;
+type Check = (option: OfferOption, policy: PaymentPolicy) => UnpayableError | undefined;
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** The policies, in the order they are applied to each option of an offer. */
 const CHECKS: Check[] = [
-  (option) =>
-    /^(0|[1-9][0-9]{0,77})$/.test(option.amount) && isAddress(option.payTo, { strict: false })
-      ? undefined
-      : new UnpayableError(
-          "unsupported_offer",
-          `the offer's ${option.scheme} option on ${option.network} has no integer amount or no payee address`,
-        ),
   (option, { settings }) =>
     settings.networks.includes(option.network)
       ? undefined
@@ -58,6 +50,20 @@ const CHECKS: Check[] = [
       : new UnpayableError("asset_not_allowed", `asset ${option.asset} is not in ${PAYER_ENV.assets}`);
   },
   (option, { settings }) =>
+    transferMethodOf(option) === "eip3009" || settings.allowPermit2
+      ? undefined
+      : new UnpayableError(
+          "permit2_not_allowed",
+          `the offer asks for a Permit2 transfer, which moves any token approved to Permit2: set ${PAYER_ENV.allowPermit2}=true (with ${PAYER_ENV.assets}) to allow it`,
+        ),
+  (option, { settings }) =>
+    option.maxTimeoutSeconds <= settings.maxAuthorizationSeconds
+      ? undefined
+      : new UnpayableError(
+          "authorization_too_long",
+          `the offer asks for an authorization valid ${option.maxTimeoutSeconds} s, above ${PAYER_ENV.maxAuthorizationSeconds} (${settings.maxAuthorizationSeconds} s)`,
+        ),
+  (option, { settings }) =>
     BigInt(option.amount) <= settings.maxPerPayment
       ? undefined
       : new UnpayableError(
@@ -74,15 +80,25 @@ const CHECKS: Check[] = [
 ];
 
 /**
- * The first option of an offer that passes every policy. When none does, the refusal of the option
- * that passed the most checks (the first such option), so the user fixes the closest setting.
+ * The first option of an offer that parses strictly and passes every policy. When none does, the
+ * refusal of the option that passed the most checks (the first such option), so the user fixes the
+ * closest setting; an option that does not parse passes none.
  */
-export function choosePaymentOption(
-  options: readonly PaymentRequirements[],
-  policy: PaymentPolicy,
-): PaymentChoice {
+export function choosePaymentOption(options: readonly unknown[], policy: PaymentPolicy): PaymentChoice {
   let closest: { passed: number; refusal: UnpayableError } | undefined;
-  for (const option of options) {
+  for (const [index, raw] of options.entries()) {
+    const parsed = parseOfferOption(raw);
+    if ("problem" in parsed) {
+      closest ??= {
+        passed: -1,
+        refusal: new UnpayableError(
+          "unsupported_offer",
+          `the offer's option ${index + 1}: ${parsed.problem}`,
+        ),
+      };
+      continue;
+    }
+    const { option } = parsed;
     let passed = 0;
     let refusal: UnpayableError | undefined;
     for (const check of CHECKS) {

@@ -17,8 +17,6 @@ export interface CreatePayMcpServerOptions {
   fetch?: typeof fetch;
   /** Deadline of one tool call, in ms (default 60 000). */
   timeoutMs?: number;
-  /** Cap on a returned body, in bytes (default 256 KiB). */
-  bodyLimitBytes?: number;
   /** Server version announced to clients. */
   version?: string;
 }
@@ -42,10 +40,13 @@ const resourceSchema = z.object({
 
 /** One flat shape for every outcome, so MCP clients can validate each result. */
 const outputSchema = {
-  outcome: z.enum(["paid", "free", "unpayable", "failed"]),
+  outcome: z.enum(["paid", "paid_unconfirmed", "free", "unpayable", "failed"]),
   paid: z.boolean().optional(),
+  signed: z.boolean().optional(),
   resource: resourceSchema.optional(),
-  transaction: z.string().nullable().optional(),
+  transaction: z.string().optional(),
+  nonce: z.string().optional(),
+  validBefore: z.string().optional(),
   payer: z.string().optional(),
   payee: z.string().optional(),
   amount: z.string().optional(),
@@ -73,8 +74,10 @@ export function createPayMcpServer(options: CreatePayMcpServerOptions): McpServe
       description:
         "GET a URL; when it answers 402 Payment Required (x402), pay its price from the configured wallet " +
         "within the configured allow-lists and caps, and return the resource. Outcomes: paid (resource, " +
-        "transaction, payer, amount, asset, network), free (no payment asked), unpayable (code, the setting " +
-        "that forbids it, message; nothing signed), failed (code, message).",
+        "transaction, payer, amount, asset, network, nonce), paid_unconfirmed (signed and sent, settlement " +
+        "not confirmed: do not pay the same URL again blindly), free (no payment asked), unpayable (code, " +
+        "the setting that forbids it, message; nothing signed), failed (code, message; signed: true when " +
+        "an authorization was sent). Whenever signed is true the amount counts against the session cap.",
       inputSchema,
       outputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -88,7 +91,6 @@ export function createPayMcpServer(options: CreatePayMcpServerOptions): McpServe
               ...ready,
               fetch: options.fetch,
               timeoutMs: options.timeoutMs,
-              bodyLimitBytes: options.bodyLimitBytes,
               log,
             });
       return toToolResult(outcome);

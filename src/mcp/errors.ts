@@ -9,6 +9,9 @@ export const PAYER_ENV = {
   maxPerSession: "PAY_MCP_EVM_MAX_PER_SESSION",
   mainnetConsent: "PAY_MCP_EVM_I_ACCEPT_MAINNET_SPEND",
   assets: "PAY_MCP_EVM_ASSETS",
+  allowPermit2: "PAY_MCP_EVM_ALLOW_PERMIT2",
+  maxAuthorizationSeconds: "PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS",
+  maxBodyBytes: "PAY_MCP_EVM_MAX_BODY_BYTES",
 } as const;
 
 export type PayerSetting = (typeof PAYER_ENV)[keyof typeof PAYER_ENV];
@@ -29,6 +32,8 @@ export const UNPAYABLE_SETTING = {
   asset_not_allowed: PAYER_ENV.assets,
   over_payment_cap: PAYER_ENV.maxPerPayment,
   over_session_cap: PAYER_ENV.maxPerSession,
+  permit2_not_allowed: PAYER_ENV.allowPermit2,
+  authorization_too_long: PAYER_ENV.maxAuthorizationSeconds,
   unsupported_offer: null,
 } as const satisfies Record<string, PayerSetting | null>;
 
@@ -65,9 +70,25 @@ export const FAILED_CODES = [
   "payment_rejected",
   "settlement_failed",
   "server_error",
+  "redirect_refused",
 ] as const;
 
 export type FailedCode = (typeof FAILED_CODES)[number];
+
+/**
+ * Why a `paid_unconfirmed` outcome could not say whether the payment settled: the authorization was
+ * handed over, but the answer neither confirmed nor refused it.
+ */
+export const UNCONFIRMED_CODES = [
+  "no_receipt",
+  "invalid_receipt",
+  "redirected",
+  "timeout",
+  "network_error",
+  "body_unreadable",
+] as const;
+
+export type UnconfirmedCode = (typeof UNCONFIRMED_CODES)[number];
 
 /**
  * The server, the network or the facilitator failed the request. `amountCounted` says whether the

@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod/v4";
 import { PAYER_ENV, UnpayableError, type PayerSetting } from "./errors.js";
+import { DEFAULT_BODY_LIMIT_BYTES } from "./readResource.js";
 
 /** The payer's settings, read once from the environment when the server starts. */
 export interface PayerSettings {
@@ -21,7 +22,20 @@ export interface PayerSettings {
   maxPerSession: bigint;
   /** Mainnets the user consented to spend real money on (CAIP-2). */
   mainnetConsent: string[];
+  /** Whether offers asking for a Permit2 transfer may be signed (only with `assets` set). */
+  allowPermit2: boolean;
+  /** Longest lifetime of a signed authorization, in seconds; offers asking more are refused. */
+  maxAuthorizationSeconds: number;
+  /** Cap on the resource body returned to the agent, in bytes. */
+  maxBodyBytes: number;
 }
+
+/** Defaults of the optional limits (docs/mcp-payer.md lists them). */
+export const PAYER_DEFAULTS = {
+  allowPermit2: false,
+  maxAuthorizationSeconds: 300,
+  maxBodyBytes: DEFAULT_BODY_LIMIT_BYTES,
+} as const;
 
 export type ParsedPayerSettings =
   { ok: true; settings: PayerSettings } | { ok: false; errors: UnpayableError[] };
@@ -56,6 +70,18 @@ const positiveAmount = checked((value) => {
   const amount = BigInt(value);
   return amount > 0n ? { value: amount } : { problem: "must be greater than 0" };
 });
+
+/** A whole number in [min, max] (limits in seconds or bytes, where a JS number is exact). */
+const boundedInteger = (min: number, max: number) =>
+  checked((value) =>
+    /^[0-9]{1,16}$/.test(value) && Number(value) >= min && Number(value) <= max
+      ? { value: Number(value) }
+      : { problem: `must be a whole number from ${min} to ${max}, digits only` },
+  );
+
+const flag = checked((value) =>
+  value === "true" || value === "false" ? { value: value === "true" } : { problem: "must be true or false" },
+);
 
 const network = checked((value) =>
   CAIP2_EVM.test(value)
@@ -96,9 +122,17 @@ const SCHEMAS = {
   maxPerSession: positiveAmount,
   mainnetConsent: list(network),
   assets: list(address),
+  allowPermit2: flag,
+  maxAuthorizationSeconds: boundedInteger(1, 86_400),
+  maxBodyBytes: boundedInteger(1, 64 * 1024 * 1024),
 } as const;
 
-const REQUIRED_HINT: Record<Exclude<keyof typeof SCHEMAS, "assets" | "mainnetConsent">, string> = {
+type OptionalKey = "assets" | "mainnetConsent" | keyof typeof PAYER_DEFAULTS;
+
+/** What an unset optional variable means. */
+const UNSET: Record<OptionalKey, unknown> = { assets: undefined, mainnetConsent: [], ...PAYER_DEFAULTS };
+
+const REQUIRED_HINT: Record<Exclude<keyof typeof SCHEMAS, OptionalKey>, string> = {
   keystorePath: "the absolute path of your v3 keystore file",
   passwordPath: "the absolute path of the file holding the keystore's password",
   networks: "a comma-separated list of networks, e.g. eip155:84532",
@@ -118,13 +152,16 @@ export function parsePayerSettings(env: Record<string, string | undefined>): Par
     const name: PayerSetting = PAYER_ENV[key];
     const raw = env[name]?.trim() ?? "";
     if (raw === "") {
-      if (key === "assets") values.assets = undefined;
-      else if (key === "mainnetConsent") values.mainnetConsent = [];
+      if (key in UNSET) values[key] = UNSET[key as OptionalKey];
       else
         errors.push(
-          new UnpayableError("invalid_setting", `${name} is not set: set it to ${REQUIRED_HINT[key]}`, {
-            setting: name,
-          }),
+          new UnpayableError(
+            "invalid_setting",
+            `${name} is not set: set it to ${REQUIRED_HINT[key as keyof typeof REQUIRED_HINT]}`,
+            {
+              setting: name,
+            },
+          ),
         );
       continue;
     }
@@ -136,6 +173,15 @@ export function parsePayerSettings(env: Record<string, string | undefined>): Par
       errors.push(new UnpayableError("invalid_setting", message, { setting: name }));
     }
   }
+  // Permit2 can move any token approved to it: the raw-unit caps only mean something per named token.
+  if (values.allowPermit2 === true && (env[PAYER_ENV.assets]?.trim() ?? "") === "")
+    errors.push(
+      new UnpayableError(
+        "invalid_setting",
+        `${PAYER_ENV.allowPermit2}=true needs ${PAYER_ENV.assets} naming the tokens Permit2 may move`,
+        { setting: PAYER_ENV.allowPermit2 },
+      ),
+    );
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: values as unknown as PayerSettings };
 }

@@ -1,32 +1,58 @@
-import { x402Client, x402HTTPClient } from "@x402/core/client";
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import type { LocalAccount } from "viem/accounts";
+import { z } from "zod/v4";
 import { choosePaymentOption } from "./choosePaymentOption.js";
-import { PAYER_ENV, PaymentFailedError, UnpayableError, type FailedCode } from "./errors.js";
+import {
+  PAYER_ENV,
+  PaymentFailedError,
+  UnpayableError,
+  type FailedCode,
+  type UnconfirmedCode,
+} from "./errors.js";
+import type { OfferOption } from "./parseOfferOption.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
+import { getSameOrigin, RedirectRefused } from "./getSameOrigin.js";
+import { readReceipt } from "./readReceipt.js";
 import { readResource, type ResourceSnapshot } from "./readResource.js";
 import type { SessionBudget } from "./SessionBudget.js";
 
+/** The authorization handed to the server: once it left, every outcome carries it. */
+export interface SignedPayment {
+  /** An authorization for `amount` left the wallet; it counts against the session cap. */
+  signed: true;
+  payer: string;
+  payee: string;
+  amount: string;
+  asset: string;
+  network: string;
+  /** The authorization's nonce (EIP-3009 bytes32, or the Permit2 nonce), to look it up on chain. */
+  nonce: string;
+  /** Unix time (s) after which the authorization can no longer settle. */
+  validBefore: string;
+}
+
 /** What `pay_for_resource` answers: the structured content of the tool result. */
 export type PayOutcome =
-  | {
+  | ({
       outcome: "paid";
       paid: true;
       resource: ResourceSnapshot;
-      /** Settlement transaction from the server's PAYMENT-RESPONSE; null when it sent none. */
-      transaction: string | null;
-      payer: string;
-      payee: string;
-      amount: string;
-      asset: string;
-      network: string;
-    }
+      /** Settlement transaction from the server's PAYMENT-RESPONSE. */
+      transaction: string;
+    } & SignedPayment)
+  | ({
+      /** Signed and sent, but the answer neither confirms nor refuses the settlement. */
+      outcome: "paid_unconfirmed";
+      code: UnconfirmedCode;
+      message: string;
+      resource?: ResourceSnapshot;
+    } & SignedPayment)
   | { outcome: "free"; paid: false; resource: ResourceSnapshot }
   | ({ outcome: "unpayable" } & ReturnType<UnpayableError["toJSON"]>)
-  | ({ outcome: "failed" } & ReturnType<PaymentFailedError["toJSON"]>);
+  | ({ outcome: "failed" } & ReturnType<PaymentFailedError["toJSON"]> & Partial<SignedPayment>);
 
 export interface PayForResourceOptions {
   settings: PayerSettings;
@@ -38,8 +64,6 @@ export interface PayForResourceOptions {
   fetch?: typeof fetch;
   /** Deadline of the whole exchange (offer, payment, settlement), in ms; default 60 000. */
   timeoutMs?: number;
-  /** Cap on the returned body, in bytes; default 256 KiB. */
-  bodyLimitBytes?: number;
   /** One line per outcome; never given the key. */
   log?: (line: string) => void;
 }
@@ -47,201 +71,303 @@ export interface PayForResourceOptions {
 /** Default deadline of one tool call, in ms. */
 export const DEFAULT_PAY_TIMEOUT_MS = 60_000;
 
+/** Bytes of a 402 answered to a paid request read for its reason. */
+const REASON_BYTES = 4096;
+
+/** Seconds a signed lifetime may exceed the offer's (the clock ticks between check and signing). */
+const CLOCK_SLACK_SECONDS = 5;
+
+const authorizationSchema = z.union([
+  z.object({ authorization: z.object({ nonce: z.string(), validBefore: z.string() }) }),
+  z.object({ permit2Authorization: z.object({ nonce: z.string(), deadline: z.string() }) }),
+]);
+
 /**
- * GETs `url`; on a 402, pays the first option of the offer that every policy allows, with the
- * official x402 client (`@x402/fetch` + `@x402/evm` exact). The policies run as an `x402Client`
- * policy, before the scheme is asked to sign, so a refusal signs nothing.
+ * GETs `url` (following redirects within its origin); on a 402, pays the first option of the
+ * PAYMENT-REQUIRED offer that parses strictly and passes every policy, signed by the official
+ * `@x402/evm` exact scheme, and sends it once, to the same URL, following no redirect. Nothing is
+ * signed before the amount is reserved in the session; once signed, every outcome says so.
  */
 export async function payForResource(url: string, options: PayForResourceOptions): Promise<PayOutcome> {
   const { settings, account, budget } = options;
-  const state: {
-    refusal?: UnpayableError;
-    offerSeen: boolean;
-    reserved?: PaymentRequirements;
-    signed: boolean;
-  } = { offerSeen: false, signed: false };
-
-  const client = new x402Client()
-    .register("eip155:*", new ExactEvmScheme(account))
-    // The payer's own policies below replace the client's default-asset allow-list and USD cap.
-    .setSpendControls(false)
-    .registerPolicy((_version, requirements) => {
-      const choice = choosePaymentOption(requirements, { settings, sessionSpent: budget.spent });
-      if ("refusal" in choice) {
-        state.refusal = choice.refusal;
-        return [];
-      }
-      return [choice.option];
-    })
-    .onBeforePaymentCreation(async ({ selectedRequirements }) => {
-      // Another call may have spent since the policy ran: reserve atomically, or sign nothing.
-      if (!budget.reserve(BigInt(selectedRequirements.amount))) {
-        const choice = choosePaymentOption([selectedRequirements], { settings, sessionSpent: budget.spent });
-        const refusal =
-          "refusal" in choice
-            ? choice.refusal
-            : new UnpayableError(
-                "over_session_cap",
-                `paying ${selectedRequirements.amount} would go over ${PAYER_ENV.maxPerSession} (${settings.maxPerSession})`,
-              );
-        state.refusal = refusal;
-        return { abort: true, reason: refusal.code };
-      }
-      state.reserved = selectedRequirements;
-    })
-    .onAfterPaymentCreation(async () => {
-      state.signed = true;
-    });
-  const http = new x402HTTPClient(client).onPaymentRequired(async () => {
-    state.offerSeen = true;
-  });
-  const paying = wrapFetchWithPayment(options.fetch ?? globalThis.fetch, http);
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PAY_TIMEOUT_MS);
   const where = describeUrl(url);
   const log = options.log ?? (() => {});
+  const bodyLimit = settings.maxBodyBytes;
 
-  let response: Response;
+  let first: { response: Response; url: string };
   try {
-    response = await paying(url, {
-      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PAY_TIMEOUT_MS),
-    });
+    first = await getSameOrigin(fetchImpl, url, signal);
   } catch (error) {
-    const outcome = explainError(error, state, url);
-    if (state.reserved !== undefined && !state.signed) budget.release(BigInt(state.reserved.amount));
-    log(`${where}: ${outcome.outcome} ${outcome.code}: ${outcome.message}`);
+    const outcome =
+      error instanceof RedirectRefused
+        ? fail("redirect_refused", `${error.message}: ${error.location}; nothing was signed`)
+        : unreachable(error, url);
+    log(`${where}: ${outcome.outcome} ${outcome.code}`);
     return outcome;
   }
-
-  if (!state.signed) {
+  const { response } = first;
+  if (response.status !== 402) {
     log(`${where}: free (${response.status})`);
     try {
-      return { outcome: "free", paid: false, resource: await readResource(response, options.bodyLimitBytes) };
+      return { outcome: "free", paid: false, resource: await readResource(response, bodyLimit) };
     } catch (error) {
-      return explainError(error, state, url);
+      return unreachable(error, url);
     }
   }
-  const option = state.reserved!;
-  const counted = `${option.amount} stays counted against this session: the server holds a signed authorization it could still settle`;
-  const receipt = readReceipt(response);
-  if (response.status === 402) {
-    const failure = fail(
-      "payment_rejected",
-      `${url} answered 402 again after the payment (${await rejection(response)}); ${counted}`,
-    );
-    log(`${where}: failed payment_rejected`);
-    return failure;
+  // The offer is the PAYMENT-REQUIRED header (x402 V2): the 402 body is never read.
+  await response.body?.cancel().catch(() => {});
+  const offer = readOffer(response);
+  if (offer === undefined) {
+    log(`${where}: failed invalid_offer`);
+    return fail("invalid_offer", `${url} answered 402 without a readable x402 V2 PAYMENT-REQUIRED header`);
   }
-  if (receipt !== undefined && !receipt.success) {
-    const reason =
-      [receipt.errorReason, receipt.errorMessage].filter(Boolean).join(": ") || "no reason given";
-    log(`${where}: failed settlement_failed`);
-    return fail("settlement_failed", `the server reports its settlement failed (${reason}); ${counted}`);
+
+  const choice = choosePaymentOption(offer.accepts, { settings, sessionSpent: budget.spent });
+  if ("refusal" in choice) return refuse(choice.refusal, where, log);
+  const option = choice.option;
+  // Another call may have spent since the policy ran: reserve atomically, or sign nothing.
+  if (!budget.reserve(BigInt(option.amount))) {
+    const again = choosePaymentOption([option], { settings, sessionSpent: budget.spent });
+    return refuse("refusal" in again ? again.refusal : overSessionCap(option, settings), where, log);
   }
-  if (receipt === undefined && (response.status < 200 || response.status > 299)) {
-    log(`${where}: failed server_error ${response.status}`);
-    return fail(
-      "server_error",
-      `${url} answered ${response.status} after the payment, without a PAYMENT-RESPONSE; ${counted}`,
-    );
-  }
-  const transaction = receipt?.transaction || null;
-  let resource: ResourceSnapshot;
+
+  let signed: SignedPayment;
+  let header: string;
   try {
-    resource = await readResource(response, options.bodyLimitBytes);
+    const payload = await signPayment(account, offer, option);
+    signed = describeSigned(payload, option, account, settings);
+    header = encodePaymentSignatureHeader(payload);
   } catch (error) {
-    const failure = explainError(error, state, url);
-    log(`${where}: paid (${transaction ?? "no receipt"}) but the body failed: ${failure.code}`);
-    return {
-      ...failure,
-      message: `paid ${option.amount} of ${option.asset} on ${option.network} (transaction ${transaction ?? "not reported"}), but reading the resource failed: ${failure.message}`,
-    };
+    budget.release(BigInt(option.amount));
+    log(`${where}: failed signing_failed`);
+    return fail("signing_failed", `the payment could not be signed: ${messageOf(error)}`);
   }
-  log(
-    `${where}: paid ${option.amount} of ${option.asset} on ${option.network} to ${option.payTo} (${transaction ?? "no receipt"})`,
-  );
-  return {
-    outcome: "paid",
-    paid: true,
-    resource,
-    transaction,
-    payer: receipt?.payer ?? account.address,
-    payee: option.payTo,
-    amount: option.amount,
-    asset: option.asset,
-    network: option.network,
-  };
-}
 
-function fail(code: FailedCode, message: string): PayOutcome {
-  return { outcome: "failed", ...new PaymentFailedError(code, message).toJSON() };
-}
-
-/** The outcome of a call the official client threw out of. */
-function explainError(
-  error: unknown,
-  state: { refusal?: UnpayableError; offerSeen: boolean; reserved?: PaymentRequirements; signed: boolean },
-  url: string,
-): Extract<PayOutcome, { outcome: "unpayable" | "failed" }> {
-  if (state.refusal !== undefined) return { outcome: "unpayable", ...state.refusal.toJSON() };
-  const message = error instanceof Error ? error.message : String(error);
-  const afterSigning = state.signed
-    ? `; ${state.reserved?.amount} stays counted against this session: the payment was sent and may settle`
-    : "";
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return { outcome: "failed", code: "timeout", message: `${url} did not answer in time${afterSigning}` };
-  }
-  if (!state.offerSeen && message.startsWith("Failed to parse payment requirements")) {
-    return {
-      outcome: "failed",
-      code: "invalid_offer",
-      message: `${url} answered 402 with an offer that could not be read`,
-    };
-  }
-  if (state.offerSeen && state.reserved === undefined) {
-    const unpayable = new UnpayableError(
-      "unsupported_offer",
-      `${url} offers no option this payer supports (scheme exact on an eip155 network)`,
+  // From here the authorization has left: whatever happens, the outcome says what was signed.
+  try {
+    const paid = await fetchImpl(first.url, {
+      headers: { "PAYMENT-SIGNATURE": header },
+      redirect: "manual",
+      signal,
+    });
+    const outcome = await judgePaidAnswer(paid, signed, first.url, bodyLimit);
+    log(
+      `${where}: ${outcome.outcome}${"code" in outcome ? ` ${outcome.code}` : ""} ${signed.amount} of ${signed.asset} on ${signed.network} to ${signed.payee}`,
     );
-    return { outcome: "unpayable", ...unpayable.toJSON() };
+    return outcome;
+  } catch (error) {
+    const outcome = unconfirmed(signed, error, first.url);
+    log(`${where}: paid_unconfirmed ${outcome.code}`);
+    return outcome;
   }
-  if (state.reserved !== undefined && !state.signed) {
-    return {
-      outcome: "failed",
-      code: "signing_failed",
-      message: `the payment could not be signed: ${message}`,
-    };
-  }
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return {
-    outcome: "failed",
-    code: "network_error",
-    message: `${url} could not be reached (${message}${cause})${afterSigning}`,
-  };
 }
 
-function readReceipt(response: Response): SettleResponse | undefined {
-  const header = response.headers.get("payment-response") ?? response.headers.get("x-payment-response");
+/** The offer in PAYMENT-REQUIRED, or undefined when there is none or it is not x402 V2. */
+function readOffer(response: Response): PaymentRequired | undefined {
+  const header = response.headers.get("payment-required");
   if (header === null) return undefined;
   try {
-    return decodePaymentResponseHeader(header);
+    const offer = decodePaymentRequiredHeader(header) as unknown;
+    const shape = z.object({ x402Version: z.literal(2), accepts: z.array(z.unknown()).max(64) }).loose();
+    return shape.safeParse(offer).success ? (offer as PaymentRequired) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The server's reason for a 402 after payment: the offer's `error`, and the gateway's `message`. */
+/** Signs `option` alone with the official exact scheme (the payer's own policies already ran). */
+async function signPayment(
+  account: LocalAccount,
+  offer: PaymentRequired,
+  option: OfferOption,
+): Promise<PaymentPayload> {
+  const client = new x402Client()
+    .register("eip155:*", new ExactEvmScheme(account))
+    // The payer's own policies replace the client's default-asset allow-list and USD cap.
+    .setSpendControls(false);
+  return client.createPaymentPayload({ ...offer, accepts: [option] });
+}
+
+/** What was signed, checked: a lifetime above the offer's (and so above the cap) is never sent. */
+function describeSigned(
+  payload: PaymentPayload,
+  option: OfferOption,
+  account: LocalAccount,
+  settings: PayerSettings,
+): SignedPayment {
+  const parsed = authorizationSchema.parse(payload.payload);
+  const { nonce, validBefore } =
+    "authorization" in parsed
+      ? parsed.authorization
+      : { nonce: parsed.permit2Authorization.nonce, validBefore: parsed.permit2Authorization.deadline };
+  const latest = Math.floor(Date.now() / 1000) + option.maxTimeoutSeconds + CLOCK_SLACK_SECONDS;
+  if (!/^[0-9]{1,20}$/.test(validBefore) || Number(validBefore) > latest)
+    throw new Error(
+      `the scheme signed a lifetime past ${PAYER_ENV.maxAuthorizationSeconds} (${settings.maxAuthorizationSeconds} s)`,
+    );
+  return {
+    signed: true,
+    payer: account.address,
+    payee: option.payTo,
+    amount: option.amount,
+    asset: option.asset,
+    network: option.network,
+    nonce,
+    validBefore,
+  };
+}
+
+/** The outcome of the answer to the paid request, which is never followed if it redirects. */
+async function judgePaidAnswer(
+  response: Response,
+  signed: SignedPayment,
+  url: string,
+  bodyLimit: number,
+): Promise<PayOutcome> {
+  const counted = `${signed.amount} stays counted against this session: the server holds a signed authorization it could still settle until ${signed.validBefore}`;
+  if (response.status >= 300 && response.status <= 399) {
+    await response.body?.cancel().catch(() => {});
+    const location = response.headers.get("location");
+    return {
+      outcome: "paid_unconfirmed",
+      code: "redirected",
+      message: `${url} answered ${response.status}${location === null ? "" : ` to ${location.slice(0, 500)}`} after the payment; a paid request never follows redirects; ${counted}`,
+      ...signed,
+    };
+  }
+  const receipt = readReceipt(response, { network: signed.network, payer: signed.payer as `0x${string}` });
+  if (response.status === 402) {
+    const reason = await rejection(response);
+    return fail(
+      "payment_rejected",
+      `${url} answered 402 again after the payment (${reason}); ${counted}`,
+      signed,
+    );
+  }
+  if (receipt.kind === "refused") {
+    await response.body?.cancel().catch(() => {});
+    return fail(
+      "settlement_failed",
+      `the server reports its settlement failed (${receipt.reason}); ${counted}`,
+      signed,
+    );
+  }
+  if (receipt.kind === "none" && (response.status < 200 || response.status > 299)) {
+    await response.body?.cancel().catch(() => {});
+    return fail(
+      "server_error",
+      `${url} answered ${response.status} after the payment, without a PAYMENT-RESPONSE; ${counted}`,
+      signed,
+    );
+  }
+  let resource: ResourceSnapshot;
+  try {
+    resource = await readResource(response, bodyLimit);
+  } catch (error) {
+    const settled = receipt.kind === "settled" ? `settled in ${receipt.transaction}, but ` : "";
+    return {
+      outcome: "paid_unconfirmed",
+      code: "body_unreadable",
+      message: `${settled}reading the resource failed (${isTimeout(error) ? "timeout" : messageOf(error)}); ${counted}`,
+      ...signed,
+    };
+  }
+  if (receipt.kind === "settled")
+    return { outcome: "paid", paid: true, resource, transaction: receipt.transaction, ...signed };
+  return {
+    outcome: "paid_unconfirmed",
+    code: receipt.kind === "none" ? "no_receipt" : "invalid_receipt",
+    message:
+      receipt.kind === "none"
+        ? `${url} answered ${response.status} without a PAYMENT-RESPONSE; ${counted}`
+        : `${url} answered ${response.status} with a PAYMENT-RESPONSE that cannot be trusted (${receipt.problem}); ${counted}`,
+    resource,
+    ...signed,
+  };
+}
+
+function fail(code: FailedCode, message: string, signed?: SignedPayment): Failed {
+  return { outcome: "failed", ...new PaymentFailedError(code, message).toJSON(), ...signed };
+}
+
+function refuse(refusal: UnpayableError, where: string, log: (line: string) => void): PayOutcome {
+  log(`${where}: unpayable ${refusal.code}`);
+  return { outcome: "unpayable", ...refusal.toJSON() };
+}
+
+function overSessionCap(option: OfferOption, settings: PayerSettings): UnpayableError {
+  return new UnpayableError(
+    "over_session_cap",
+    `paying ${option.amount} would go over ${PAYER_ENV.maxPerSession} (${settings.maxPerSession})`,
+  );
+}
+
+type Failed = Extract<PayOutcome, { outcome: "failed" }>;
+
+/** A request that threw before any payment was signed. */
+function unreachable(error: unknown, url: string): Failed {
+  if (isTimeout(error))
+    return { outcome: "failed", code: "timeout", message: `${url} did not answer in time` };
+  return {
+    outcome: "failed",
+    code: "network_error",
+    message: `${url} could not be reached (${messageOf(error)})`,
+  };
+}
+
+/** A paid request that threw: the authorization left, so the amount stays counted. */
+function unconfirmed(
+  signed: SignedPayment,
+  error: unknown,
+  url: string,
+): Extract<PayOutcome, { outcome: "paid_unconfirmed" }> {
+  const counted = `${signed.amount} stays counted against this session: the payment was sent and may settle until ${signed.validBefore}`;
+  return isTimeout(error)
+    ? {
+        outcome: "paid_unconfirmed",
+        code: "timeout",
+        message: `${url} did not answer in time; ${counted}`,
+        ...signed,
+      }
+    : {
+        outcome: "paid_unconfirmed",
+        code: "network_error",
+        message: `${url} failed after the payment was sent (${messageOf(error)}); ${counted}`,
+        ...signed,
+      };
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return `${message}${cause}`.slice(0, 500);
+}
+
+/** The server's reason for a 402 after payment: the offer's `error`, and the body's `message` (bounded). */
 async function rejection(response: Response): Promise<string> {
   let code: string | undefined;
   const header = response.headers.get("payment-required");
   if (header !== null) {
     try {
-      code = decodePaymentRequiredHeader(header).error;
+      const error = (decodePaymentRequiredHeader(header) as { error?: unknown }).error;
+      code = typeof error === "string" ? error : undefined;
     } catch {
       code = undefined;
     }
   }
   let message: string | undefined;
   try {
-    const body = (await response.json()) as { error?: unknown; message?: unknown };
+    const snapshot = await readResource(response, REASON_BYTES);
+    const body = JSON.parse(snapshot.encoding === "text" ? snapshot.body : "") as {
+      error?: unknown;
+      message?: unknown;
+    };
     if (typeof body.error === "string") code ??= body.error;
     if (typeof body.message === "string") message = body.message;
   } catch {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -60,7 +61,8 @@ export async function runKeystoreCommand(argv: string[], io: KeystoreCommandIo):
     return usage("the only subcommand is `create`");
   if (values.keystore === undefined) return usage("--keystore is required");
   if (values["password-file"] === undefined) return usage("--password-file is required");
-  if (values.kdf !== "scrypt" && values.kdf !== "pbkdf2") return usage("--kdf must be scrypt or pbkdf2");
+  const kdf = values.kdf;
+  if (kdf !== "scrypt" && kdf !== "pbkdf2") return usage("--kdf must be scrypt or pbkdf2");
   const keystorePath = resolve(values.keystore);
   const passwordPath = resolve(values["password-file"]);
 
@@ -75,8 +77,12 @@ export async function runKeystoreCommand(argv: string[], io: KeystoreCommandIo):
   }
 
   try {
+    // Checked first so the user does not wait for the key derivation to learn it (`wx` still guards).
+    if (existsSync(keystorePath)) throw Object.assign(new Error(keystorePath), { code: "EEXIST" });
     const password = await passwordFor(passwordPath);
-    const address = await writeKeystore({ path: keystorePath, password, privateKey, kdf: values.kdf });
+    const address = await withProgress(io.stderr, kdf, () =>
+      writeKeystore({ path: keystorePath, password, privateKey, kdf }),
+    );
     io.stdout.write(
       `address ${address}\n${PAYER_ENV.keystorePath}=${keystorePath}\n${PAYER_ENV.passwordPath}=${passwordPath}\n`,
     );
@@ -91,6 +97,33 @@ export async function runKeystoreCommand(argv: string[], io: KeystoreCommandIo):
           : String(error);
     io.stderr.write(`x402-pay-mcp keystore: ${message}\n`);
     return 1;
+  }
+}
+
+/** Seconds between two progress dots while the key derivation runs. */
+const PROGRESS_EVERY_MS = 1000;
+
+/**
+ * Runs `work` (the key derivation, about 20 s for scrypt n = 262144) with a line on stderr saying so
+ * and a dot each second, so the command does not look hung. The derivation yields to the event loop.
+ */
+async function withProgress<T>(
+  stderr: KeystoreCommandIo["stderr"],
+  kdf: "scrypt" | "pbkdf2",
+  work: () => Promise<T>,
+): Promise<T> {
+  const started = Date.now();
+  stderr.write(`x402-pay-mcp keystore: encrypting with ${kdf} (262144 rounds; about 20 s on a laptop) `);
+  const timer = setInterval(() => stderr.write("."), PROGRESS_EVERY_MS);
+  try {
+    const result = await work();
+    stderr.write(` done in ${Math.round((Date.now() - started) / 1000)} s\n`);
+    return result;
+  } catch (error) {
+    stderr.write(" failed\n");
+    throw error;
+  } finally {
+    clearInterval(timer);
   }
 }
 

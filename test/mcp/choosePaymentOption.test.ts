@@ -17,6 +17,9 @@ const SETTINGS: PayerSettings = {
   maxPerPayment: 1000n,
   maxPerSession: 2500n,
   mainnetConsent: [],
+  allowPermit2: false,
+  maxAuthorizationSeconds: 300,
+  maxBodyBytes: 262_144,
 };
 
 const option = (overrides: Partial<PaymentRequirements> = {}): PaymentRequirements => ({
@@ -82,6 +85,23 @@ describe("choosePaymentOption", () => {
     ["amount not an integer", option({ amount: "$0.01" }), {}, 0n, "unsupported_offer", null],
     ["amount negative", option({ amount: "-1" }), {}, 0n, "unsupported_offer", null],
     ["payee not an address", option({ payTo: "bob" }), {}, 0n, "unsupported_offer", null],
+    ["amount as an array", option({ amount: ["1000"] as never }), {}, 0n, "unsupported_offer", null],
+    [
+      "permit2",
+      option({ extra: { assetTransferMethod: "permit2" } }),
+      {},
+      0n,
+      "permit2_not_allowed",
+      "PAY_MCP_EVM_ALLOW_PERMIT2",
+    ],
+    [
+      "a lifetime above the cap",
+      option({ maxTimeoutSeconds: 301 }),
+      {},
+      0n,
+      "authorization_too_long",
+      "PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS",
+    ],
   ])("refuses (%s) with its code and setting", (_what, offered, settings, spent, code, setting) => {
     expect(refusal([offered], settings, spent)).toMatchObject({ code, setting });
   });
@@ -98,6 +118,13 @@ describe("choosePaymentOption", () => {
     ).toBeUndefined();
     expect(refusal([option({ payTo: PAYEE.toLowerCase() })])).toBeUndefined();
     expect(refusal([option({ amount: "1000" })], {}, 1500n)).toBeUndefined();
+    expect(refusal([option({ maxTimeoutSeconds: 300 })])).toBeUndefined();
+    expect(
+      refusal([option({ extra: { assetTransferMethod: "permit2" } })], {
+        allowPermit2: true,
+        assets: [TOKEN],
+      }),
+    ).toBeUndefined();
   });
 
   it("reports the refusal of the option that got furthest through the checks", () => {

@@ -153,6 +153,8 @@ describe("x402-pay-mcp keystore create", { timeout: 120_000 }, () => {
     expect(result.stdout).toBe(
       `address ${payer.address}\nPAY_MCP_EVM_KEYSTORE_PATH=${keystorePath}\nPAY_MCP_EVM_PASSWORD_PATH=${passwordPath}\n`,
     );
+    // scrypt at full strength takes about 20 s: the command says so while it runs.
+    expect(result.stderr).toMatch(/^x402-pay-mcp keystore: encrypting with scrypt .*\.* done in \d+ s$/m);
     expect(result.stdout + result.stderr).not.toContain(payer.privateKey.slice(2));
     expect((await stat(keystorePath)).mode & 0o777).toBe(0o600);
     expect((await stat(passwordPath)).mode & 0o777).toBe(0o600);

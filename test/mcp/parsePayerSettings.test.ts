@@ -34,8 +34,34 @@ describe("parsePayerSettings", () => {
         maxPerSession: 5_000_000n,
         mainnetConsent: [],
         assets: undefined,
+        allowPermit2: false,
+        maxAuthorizationSeconds: 300,
+        maxBodyBytes: 262_144,
       },
     });
+  });
+
+  it("reads the optional limits, and Permit2 only with an asset list", () => {
+    const result = parsePayerSettings({
+      ...VALID,
+      PAY_MCP_EVM_ALLOW_PERMIT2: "true",
+      PAY_MCP_EVM_ASSETS: ASSET,
+      PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS: "600",
+      PAY_MCP_EVM_MAX_BODY_BYTES: "4096",
+    });
+    expect(result.ok && result.settings).toMatchObject({
+      allowPermit2: true,
+      maxAuthorizationSeconds: 600,
+      maxBodyBytes: 4096,
+    });
+    expect(errorsFor("PAY_MCP_EVM_ALLOW_PERMIT2", "true")).toEqual([
+      expect.objectContaining({
+        code: "invalid_setting",
+        setting: "PAY_MCP_EVM_ALLOW_PERMIT2",
+        message: expect.stringContaining("PAY_MCP_EVM_ASSETS"),
+      }),
+    ]);
+    expect(errorsFor("PAY_MCP_EVM_ALLOW_PERMIT2", "false")).toEqual([]);
   });
 
   it("trims values and list entries, drops duplicates, checksums addresses", () => {
@@ -132,6 +158,18 @@ describe("parsePayerSettings", () => {
     ]),
     ["PAY_MCP_EVM_PAYEES", undefined],
     ["PAY_MCP_EVM_NETWORKS", undefined],
+    ...["yes", "1", "TRUE", "on", "true,false"].map((value): [string, string] => [
+      "PAY_MCP_EVM_ALLOW_PERMIT2",
+      value,
+    ]),
+    ...["0", "86401", "1.5", "-1", "5m", "1e3", "9".repeat(20)].map((value): [string, string] => [
+      "PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS",
+      value,
+    ]),
+    ...["0", "67108865", "256KiB", "0x100", "1e6"].map((value): [string, string] => [
+      "PAY_MCP_EVM_MAX_BODY_BYTES",
+      value,
+    ]),
     ...["PAY_MCP_EVM_MAX_PER_PAYMENT", "PAY_MCP_EVM_MAX_PER_SESSION"].flatMap(
       (name): [string, string | undefined][] => [
         [name, undefined],

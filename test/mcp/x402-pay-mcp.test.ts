@@ -506,7 +506,13 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
   });
 
   it("answers unpayable naming each required variable that is missing", async () => {
-    const optional: string[] = [PAYER_ENV.mainnetConsent, PAYER_ENV.assets];
+    const optional: string[] = [
+      PAYER_ENV.mainnetConsent,
+      PAYER_ENV.assets,
+      PAYER_ENV.allowPermit2,
+      PAYER_ENV.maxAuthorizationSeconds,
+      PAYER_ENV.maxBodyBytes,
+    ];
     for (const name of Object.values(PAYER_ENV).filter((name) => !optional.includes(name))) {
       const mcp = await connectInProcess({ env: env({ [name]: undefined }) });
       try {
@@ -532,7 +538,7 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
         res.end("x".repeat(5000));
       }
     });
-    const mcp = await connectInProcess({ env: env(), bodyLimitBytes: 1000 });
+    const mcp = await connectInProcess({ env: env({ PAY_MCP_EVM_MAX_BODY_BYTES: "1000" }) });
     try {
       const text = await mcp.pay(`${big.url}/text`);
       expect(text.structured.resource).toMatchObject({

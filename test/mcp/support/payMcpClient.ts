@@ -21,13 +21,21 @@ export interface PayMcpClient {
   pay(url: string): Promise<PayCall>;
   /** What the server wrote on stderr so far (stdio servers only). */
   stderr(): string;
+  /** The server's process id (stdio servers only). */
+  pid(): number | null;
   close(): Promise<void>;
 }
 
-async function wrap(client: Client, stderr: () => string, close: () => Promise<void>): Promise<PayMcpClient> {
+async function wrap(
+  client: Client,
+  stderr: () => string,
+  close: () => Promise<void>,
+  pid: () => number | null = () => null,
+): Promise<PayMcpClient> {
   return {
     client,
     stderr,
+    pid,
     close,
     pay: async (url) => {
       const result = await client.callTool({ name: "pay_for_resource", arguments: { url } }, undefined, {
@@ -65,6 +73,7 @@ export async function connectStdio(env: Record<string, string>): Promise<PayMcpC
     client,
     () => stderr,
     () => client.close(),
+    () => transport.pid,
   );
 }
 
