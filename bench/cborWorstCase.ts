@@ -3,10 +3,11 @@
 import { pathToFileURL } from "node:url";
 import { decodeBase64 } from "../src/protocol/decodeBase64.js";
 import { CborError } from "../src/protocol/cbor/CborError.js";
-import { MAX_CBOR_BYTES } from "../src/protocol/cbor/CborValue.js";
+import { MAX_CBOR_BYTES, MAX_CBOR_RECORD_ITEMS } from "../src/protocol/cbor/CborValue.js";
 import { decodeClaim, decodeQuantifiedClaim, type Claim } from "../src/protocol/cbor/Claim.js";
 import { issueHumanityClaim } from "../src/protocol/cbor/checkHumanityClaim.js";
 import { encodeClaim } from "../src/protocol/cbor/Claim.js";
+import { encodeCanonical } from "../src/protocol/cbor/encodeCanonical.js";
 import { issueGrant } from "../src/protocol/cbor/issueGrant.js";
 import { decodePaymentSignature, encodePaymentSignature } from "../src/protocol/cbor/PaymentSignature.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../src/protocol/cbor/profile.js";
@@ -30,9 +31,9 @@ export function decodePaymentHeader(header: string): Outcome {
   try {
     const payment = decodePaymentSignature(decodeBase64(header));
     decodeQuantifiedClaim(payment.paymentIntent);
-    for (const link of [...(payment.delegationChain ?? []), payment.humanityClaim ?? []]) {
-      if (link.length > 0) decodeClaim(decodeSignedClaim(link).claim);
-    }
+    const signed = [...(payment.delegationChain ?? [])];
+    if (payment.humanityClaim !== undefined) signed.push(payment.humanityClaim);
+    for (const link of signed) decodeClaim(decodeSignedClaim(link).claim);
     return "accepted";
   } catch (error) {
     if (!(error instanceof CborError)) throw error;
@@ -51,22 +52,35 @@ function head(major: number, n: number): number[] {
 
 const text = (value: string): number[] => [...head(3, value.length), ...Buffer.from(value, "utf8")];
 
-/** An array of as many copies of `item` as fit in `room` bytes (with the array's own head). */
-function arrayFilling(item: number[], room: number): number[] {
-  let count = Math.floor((room - 5) / item.length);
-  while (head(4, count).length + count * item.length > room) count--;
-  return [...head(4, count), ...Array.from({ length: count }, () => item).flat()];
+/** How many `itemBytes`-byte items an array can hold in `room` bytes, with its own head. */
+function fitting(itemBytes: number, room: number): number {
+  let count = Math.floor((room - 5) / itemBytes);
+  while (head(4, count).length + count * itemBytes > room) count--;
+  return count;
 }
 
-/** `{ key: <array of item> }` filling `room` bytes. */
-function mapOfArray(key: string, item: number[], room: number): number[] {
-  const prefix = [...head(5, 1), ...text(key)];
-  return [...prefix, ...arrayFilling(item, room - prefix.length)];
-}
+const arrayOf = (item: number[], count: number): number[] => [
+  ...head(4, count),
+  ...Array.from({ length: count }, () => item).flat(),
+];
 
-/** A map of as many distinct two-character keys (in canonical order) to null as fit in `room` bytes. */
-function mapOfKeys(room: number): number[] {
-  const count = Math.min(128 * 128, Math.floor((room - 5) / 4));
+/** `{ key: [item × count] }`. */
+const mapOfArray = (key: string, item: number[], count: number): number[] => [
+  ...head(5, 1),
+  ...text(key),
+  ...arrayOf(item, count),
+];
+
+/** `{ key: [item × as many as fit] }` in `room` bytes. */
+const mapFilledWith = (key: string, item: number[], room: number): number[] =>
+  mapOfArray(key, item, fitting(item.length, room - 1 - text(key).length));
+
+/** A map of `count` distinct one-character keys outside ASCII (the reader's slower text path) to null. */
+const nonAsciiKeys = (count: number): Uint8Array =>
+  encodeCanonical(new Map(Array.from({ length: count }, (_, i) => [String.fromCharCode(0x800 + i), null])));
+
+/** A map of `count` distinct two-character keys (in canonical order) to null. */
+function mapOfKeys(count: number): number[] {
   const entries: number[] = [];
   for (let i = 0; i < count; i++) entries.push(0x62, i >> 7, i & 0x7f, 0xf6);
   return [...head(5, count), ...entries];
@@ -79,12 +93,13 @@ const header = (bytes: number[] | Uint8Array): string =>
   Buffer.from(Uint8Array.from(bytes)).toString("base64");
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 
-/** A well-formed PaymentSignature whose `payment_intent` bytes are `intent`. */
-function paymentHolding(intent: Uint8Array): Uint8Array {
+/** A well-formed PaymentSignature whose `payment_intent` bytes are `intent`, with `grants` empty grants. */
+function paymentHolding(intent: number[], grants = 0): Uint8Array {
   return encodePaymentSignature({
-    paymentIntent: intent,
+    paymentIntent: Uint8Array.from(intent),
     starkProof: new Uint8Array(32),
     signature: new Uint8Array(64),
+    ...(grants > 0 ? { delegationChain: Array.from({ length: grants }, () => new Uint8Array()) } : {}),
   });
 }
 
@@ -93,16 +108,14 @@ function largestPayment(): Uint8Array {
   const keys: SigningKey[] = Array.from({ length: 6 }, (_, n) => createSigningKey("ml-dsa-65", seed(n + 1)));
   const now = Math.floor(Date.parse("2026-11-23T14:00:00Z") / 1000);
   const cap = { currency: "USDC" as const, amount: 1_000_000n };
-  const chain = keys
-    .slice(1, 5)
-    .map((delegate, i) =>
-      issueGrant(keys[i] as SigningKey, {
-        delegate: delegate.publicKey,
-        scope: { kind: "any" },
-        cap,
-        validUntil: now + 3600,
-      }),
-    );
+  const chain = keys.slice(1, 5).map((delegate, i) =>
+    issueGrant(keys[i] as SigningKey, {
+      delegate: delegate.publicKey,
+      scope: { kind: "any" },
+      cap,
+      validUntil: now + 3600,
+    }),
+  );
   const agent = keys[4] as SigningKey;
   const intent: Claim = {
     subject: agent.publicKey,
@@ -147,18 +160,35 @@ function smallPayment(): Uint8Array {
 /** Every case, each header at most {@link MAX_CBOR_PAYMENT_HEADER_CHARS} long. */
 export function worstCaseHeaders(): HeaderCase[] {
   const room = MAX_CBOR_BYTES;
-  const intentRoom = room - paymentHolding(new Uint8Array()).length - 5;
+  const intentRoom = room - paymentHolding([]).length - 5;
+  // Items a message can hold under the bound besides its top map and one key: 1 + 2 + n.
+  const under = MAX_CBOR_RECORD_ITEMS - 3;
   const attacks: Array<[string, number[] | Uint8Array]> = [
-    ["array of empty maps (top level)", arrayFilling(EMPTY_MAP, room)],
-    ["map holding an array of empty maps", mapOfArray("delegation_chain", EMPTY_MAP, room)],
-    ["map holding an array of empty byte strings", mapOfArray("delegation_chain", [0x40], room)],
-    ["map holding 16-deep nestings, repeated", mapOfArray("delegation_chain", DEEP, room)],
-    ["map of 16,000 distinct keys", mapOfKeys(room)],
+    // Up to the byte cap: what cost 90-180 ms each before the reader counted items.
+    ["cap: array of empty maps (top level)", arrayOf(EMPTY_MAP, fitting(1, room))],
+    ["cap: map holding an array of empty maps", mapFilledWith("delegation_chain", EMPTY_MAP, room)],
+    ["cap: map holding an array of empty byte strings", mapFilledWith("delegation_chain", [0x40], room)],
+    ["cap: map holding 16-deep nestings", mapFilledWith("delegation_chain", DEEP, room)],
+    ["cap: map of 16,000 distinct keys", mapOfKeys(Math.floor((room - 5) / 4))],
     [
-      "payment_intent holding an array of empty maps",
-      paymentHolding(Uint8Array.from(arrayFilling(EMPTY_MAP, intentRoom))),
+      "cap: payment_intent holding an array of empty maps",
+      paymentHolding(arrayOf(EMPTY_MAP, fitting(1, intentRoom))),
     ],
-    ["huge count, short body", [0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xa0]],
+    // Up to the item bound of a PaymentSignature and of an intent: read in full, then refused.
+    [`items: map holding ${under} empty maps`, mapOfArray("delegation_chain", EMPTY_MAP, under)],
+    [
+      "items: map holding 16-deep nestings",
+      mapOfArray("delegation_chain", DEEP, Math.floor(under / DEEP.length)),
+    ],
+    [
+      `items: map of ${(MAX_CBOR_RECORD_ITEMS - 1) >> 1} distinct non-ASCII keys`,
+      nonAsciiKeys((MAX_CBOR_RECORD_ITEMS - 1) >> 1),
+    ],
+    [
+      "items: PaymentSignature and its intent, each at the bound",
+      paymentHolding(arrayOf(EMPTY_MAP, MAX_CBOR_RECORD_ITEMS - 1), MAX_CBOR_RECORD_ITEMS - 9),
+    ],
+    ["huge count, short body", [0xbb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xa0]],
   ];
   const cases: HeaderCase[] = [
     { name: "Ed25519 payment (legitimate)", header: header(smallPayment()), legitimate: true },
