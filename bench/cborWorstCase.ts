@@ -2,7 +2,7 @@
 // `npx tsx bench/cborWorstCase.ts` prints a table; `measureCborWorstCases()` returns the figures.
 import { pathToFileURL } from "node:url";
 import { decodeBase64 } from "../src/protocol/decodeBase64.js";
-import { CborError } from "../src/protocol/cbor/CborError.js";
+import { CborError, type CborProblem } from "../src/protocol/cbor/CborError.js";
 import { MAX_CBOR_BYTES, MAX_CBOR_RECORD_ITEMS } from "../src/protocol/cbor/CborValue.js";
 import { decodeClaim, decodeQuantifiedClaim, type Claim } from "../src/protocol/cbor/Claim.js";
 import { issueHumanityClaim } from "../src/protocol/cbor/checkHumanityClaim.js";
@@ -19,15 +19,15 @@ import { standInProof } from "../src/protocol/cbor/standInProof.js";
 export interface HeaderCase {
   name: string;
   header: string;
-  /** A payment of the profile (decodes), or an attack (refused). */
-  legitimate: boolean;
+  /** What decoding must end in: `accepted` (a payment of the profile) or `refused: <problem>` (an attack). */
+  expected: string;
 }
 
 /** What decoding a header as the gateway does ended in: `accepted`, or `refused: <problem> <where>`. */
 export type Outcome = string;
 
 /** The gateway's decoding of a header before any signature check: the envelope, the intent, each grant. */
-export function decodePaymentHeader(header: string): Outcome {
+export function decodeCborHeader(header: string): Outcome {
   try {
     const payment = decodePaymentSignature(decodeBase64(header));
     decodeQuantifiedClaim(payment.paymentIntent);
@@ -163,41 +163,61 @@ export function worstCaseHeaders(): HeaderCase[] {
   const intentRoom = room - paymentHolding([]).length - 5;
   // Items a message can hold under the bound besides its top map and one key: 1 + 2 + n.
   const under = MAX_CBOR_RECORD_ITEMS - 3;
-  const attacks: Array<[string, number[] | Uint8Array]> = [
+  const attacks: Array<[string, number[] | Uint8Array, CborProblem]> = [
     // Up to the byte cap: what cost 90-180 ms each before the reader counted items.
-    ["cap: array of empty maps (top level)", arrayOf(EMPTY_MAP, fitting(1, room))],
-    ["cap: map holding an array of empty maps", mapFilledWith("delegation_chain", EMPTY_MAP, room)],
-    ["cap: map holding an array of empty byte strings", mapFilledWith("delegation_chain", [0x40], room)],
-    ["cap: map holding 16-deep nestings", mapFilledWith("delegation_chain", DEEP, room)],
-    ["cap: map of 16,000 distinct keys", mapOfKeys(Math.floor((room - 5) / 4))],
+    ["cap: array of empty maps (top level)", arrayOf(EMPTY_MAP, fitting(1, room)), "wrong_type"],
+    [
+      "cap: map holding an array of empty maps",
+      mapFilledWith("delegation_chain", EMPTY_MAP, room),
+      "too_many_items",
+    ],
+    [
+      "cap: map holding an array of empty byte strings",
+      mapFilledWith("delegation_chain", [0x40], room),
+      "too_many_items",
+    ],
+    ["cap: map holding 16-deep nestings", mapFilledWith("delegation_chain", DEEP, room), "too_many_items"],
+    ["cap: map of 16,000 distinct keys", mapOfKeys(Math.floor((room - 5) / 4)), "too_many_items"],
     [
       "cap: payment_intent holding an array of empty maps",
       paymentHolding(arrayOf(EMPTY_MAP, fitting(1, intentRoom))),
+      "too_many_items",
     ],
     // Up to the item bound of a PaymentSignature and of an intent: read in full, then refused.
-    [`items: map holding ${under} empty maps`, mapOfArray("delegation_chain", EMPTY_MAP, under)],
+    [
+      `items: map holding ${under} empty maps`,
+      mapOfArray("delegation_chain", EMPTY_MAP, under),
+      "missing_key",
+    ],
     [
       "items: map holding 16-deep nestings",
       mapOfArray("delegation_chain", DEEP, Math.floor(under / DEEP.length)),
+      "missing_key",
     ],
     [
       `items: map of ${(MAX_CBOR_RECORD_ITEMS - 1) >> 1} distinct non-ASCII keys`,
       nonAsciiKeys((MAX_CBOR_RECORD_ITEMS - 1) >> 1),
+      "missing_key",
     ],
     [
       "items: PaymentSignature and its intent, each at the bound",
       paymentHolding(arrayOf(EMPTY_MAP, MAX_CBOR_RECORD_ITEMS - 1), MAX_CBOR_RECORD_ITEMS - 9),
+      "wrong_type",
     ],
-    ["huge count, short body", [0xbb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xa0]],
+    ["huge count, short body", [0xbb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xa0], "truncated"],
   ];
   const cases: HeaderCase[] = [
-    { name: "Ed25519 payment (legitimate)", header: header(smallPayment()), legitimate: true },
+    { name: "Ed25519 payment (legitimate)", header: header(smallPayment()), expected: "accepted" },
     {
       name: "ML-DSA-65 payment, 4 grants, humanity claim (legitimate)",
       header: header(largestPayment()),
-      legitimate: true,
+      expected: "accepted",
     },
-    ...attacks.map(([name, bytes]) => ({ name, header: header(bytes), legitimate: false })),
+    ...attacks.map(([name, bytes, problem]) => ({
+      name,
+      header: header(bytes),
+      expected: `refused: ${problem}`,
+    })),
   ];
   for (const c of cases) {
     if (c.header.length > MAX_CBOR_PAYMENT_HEADER_CHARS) throw new Error(`${c.name}: over the header cap`);
@@ -237,17 +257,17 @@ export function measureCborWorstCases(options: { rounds?: number; batchMs?: numb
   const batchMs = options.batchMs ?? 200;
   const cases = worstCaseHeaders();
   const batches = cases.map((c) => {
-    const outcome = decodePaymentHeader(c.header);
-    if ((outcome === "accepted") !== c.legitimate) throw new Error(`${c.name}: ${outcome}`);
+    const outcome = decodeCborHeader(c.header);
+    if (!outcome.startsWith(c.expected)) throw new Error(`${c.name}: ${outcome}, not ${c.expected}`);
     const once = Math.max(
-      cpuPerCall(() => decodePaymentHeader(c.header), 3),
+      cpuPerCall(() => decodeCborHeader(c.header), 3),
       0.001,
     );
     return { c, outcome, n: Math.max(3, Math.ceil(batchMs / once)) };
   });
   const samples = batches.map(() => [] as number[]);
   for (let round = 0; round < rounds; round++) {
-    batches.forEach(({ c, n }, i) => samples[i]?.push(cpuPerCall(() => decodePaymentHeader(c.header), n)));
+    batches.forEach(({ c, n }, i) => samples[i]?.push(cpuPerCall(() => decodeCborHeader(c.header), n)));
   }
   const base = samples[0] ?? [];
   return batches.map(({ c, outcome }, i) => ({
