@@ -21,7 +21,7 @@ export const MAX_CBOR_BYTES = 64 * 1024;
 export const MAX_CBOR_DEPTH = 16;
 /**
  * Most data items in one decoded message, keys and values alike (docs/cbor.md): the densest message of
- * the profile, a 64 KiB receipt aggregate of ~1,900 members, fits twice; a payment holds about 40.
+ * the profile, a 64 KiB receipt aggregate of ~1,900 members, fits twice (see MAX_CBOR_RECORD_ITEMS).
  */
 export const MAX_CBOR_ITEMS = 4096;
 /**
