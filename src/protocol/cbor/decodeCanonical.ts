@@ -17,7 +17,10 @@ export type TopLevelType = "map" | "array";
 export interface DecodeOptions {
   /** Largest input, in bytes, refused before reading (default {@link MAX_CBOR_BYTES}). */
   maxBytes?: number;
-  /** Most data items in the whole input, counted from the heads before reading what they announce (default {@link MAX_CBOR_ITEMS}). */
+  /**
+   * Most data items in the whole input: elements, keys, values, tag contents and the item itself, counted
+   * from each head before reading what it announces (default {@link MAX_CBOR_ITEMS}).
+   */
   maxItems?: number;
   /** The top-level type the caller expects (default: any). */
   expect?: TopLevelType;
