@@ -1,6 +1,7 @@
 import { AssetTable } from "../src/pricing/knownAssets.js";
 import { RouteTable } from "../src/pricing/RouteTable.js";
 import { RecognitionCache } from "../src/recognition/RecognitionCache.js";
+import { measureCborWorstCases } from "./cborWorstCase.js";
 import { compareCodecs } from "./codecs.js";
 import { NETWORK, PAY_TO } from "./contenders.js";
 import { median } from "./measure.js";
@@ -210,5 +211,35 @@ export async function codecScenario(settings: BenchSettings): Promise<Section> {
       `An ML-DSA-65 intent's PAYMENT-SIGNATURE is ${fixed(figures.paymentCborMlDsa65)} bytes (its key and signature are large).`,
     ],
     targets: [],
+  };
+}
+
+/**
+ * 9. CBOR decoder under attack: the costliest PAYMENT-SIGNATURE headers up to the header cap, decoded as
+ * the gateway does before any signature check, in CPU ms per header. The cases come from bench/cborWorstCase.ts.
+ */
+export async function cborDecodeScenario(settings: BenchSettings): Promise<Section> {
+  const figures = measureCborWorstCases({ rounds: settings.rounds, batchMs: settings.seconds * 50 });
+  const worst = Math.max(...figures.map((f) => f.cpuMs));
+  const worstCase = figures.find((f) => f.cpuMs === worst);
+  return {
+    id: "9",
+    title:
+      "CBOR decoder under attack: PAYMENT-SIGNATURE headers up to the header cap, in process (CPU per header)",
+    lines: [
+      "| header | base64 chars | CPU ms per header | × the Ed25519 payment (paired) | outcome |",
+      "|---|--:|--:|--:|---|",
+      ...figures.map(
+        (f) =>
+          `| ${f.name} | ${fixed(f.headerChars)} | ${fixed(f.cpuMs, 3)} | ${fixed(f.ratio, 1)} | ${f.outcome} |`,
+      ),
+    ],
+    targets: [
+      {
+        text: "every PAYMENT-SIGNATURE up to the header cap refused or accepted in < 5 ms CPU",
+        measured: `${fixed(worst, 3)} ms (${worstCase?.name ?? "?"})`,
+        met: worst < 5,
+      },
+    ],
   };
 }

@@ -5,7 +5,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ROUTE, type SignedPayload } from "./contenders.js";
 import { runHttpScenario, type HttpScenario } from "./httpScenario.js";
-import { codecScenario, recognitionScenario, routeTableScenario } from "./microScenarios.js";
+import {
+  cborDecodeScenario,
+  codecScenario,
+  recognitionScenario,
+  routeTableScenario,
+} from "./microScenarios.js";
 import { loadPaymentPool } from "./paymentPool.js";
 import { coresScenario, memoryScenario } from "./systemScenarios.js";
 import type { BenchSettings, Section } from "./Section.js";
@@ -91,6 +96,7 @@ const SCENARIOS: Scenario[] = [
   { id: "6", run: codecScenario },
   { id: "7", run: memoryScenario },
   { id: "8", run: coresScenario },
+  { id: "9", run: cborDecodeScenario },
 ];
 
 /** What `node --cpu-prof` showed while the gateway was made faster (the profile behind any miss below). */

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { CborFields } from "../protocol/cbor/CborFields.js";
 import type { CborValue } from "../protocol/cbor/CborValue.js";
 import { issueHumanityClaim } from "../protocol/cbor/checkHumanityClaim.js";
-import { decodeCanonical } from "../protocol/cbor/decodeCanonical.js";
 import { encodeCanonical } from "../protocol/cbor/encodeCanonical.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { createSigningKey, type SigningKey } from "../protocol/cbor/signatures.js";
@@ -39,7 +38,7 @@ export function encodeHumanityRequest(subject: Uint8Array): Uint8Array {
 }
 
 export function decodeHumanityRequest(bytes: Uint8Array): Uint8Array {
-  const fields = new CborFields(decodeCanonical(bytes), "humanity request");
+  const fields = CborFields.decode(bytes, "humanity request");
   const subject = fields.bytes("subject");
   fields.done();
   return subject;

@@ -6,6 +6,7 @@ export type CborProblem =
   | "empty"
   | "too_large"
   | "too_deep"
+  | "too_many_items"
   | "truncated"
   | "trailing_bytes"
   | "indefinite_length"
@@ -18,6 +19,7 @@ export type CborProblem =
   | "key_type"
   | "duplicate_key"
   | "unsorted_keys"
+  // No longer produced (the reader refuses each non-canonical form by its own rule); kept for clients.
   | "non_canonical"
   | "out_of_range"
   | "missing_key"

@@ -1,5 +1,6 @@
 import { CborError } from "./CborError.js";
 import { CborTag, type CborMap, type CborValue } from "./CborValue.js";
+import { decodeCanonical, type DecodeOptions } from "./decodeCanonical.js";
 
 /**
  * Hand-checked reading of one CBOR map of the profile: each field is read once with its expected
@@ -8,6 +9,15 @@ import { CborTag, type CborMap, type CborValue } from "./CborValue.js";
 export class CborFields {
   private readonly seen = new Set<string>();
   private readonly map: CborMap;
+
+  /** Decode `bytes` as one canonical CBOR map (refused at its first byte when it is not one), to read. */
+  static decode(
+    bytes: Uint8Array,
+    what: string,
+    options: Pick<DecodeOptions, "maxBytes" | "maxItems"> = {},
+  ): CborFields {
+    return new CborFields(decodeCanonical(bytes, { ...options, expect: "map", what }), what);
+  }
 
   constructor(
     value: CborValue,

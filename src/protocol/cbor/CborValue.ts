@@ -17,5 +17,15 @@ export type CborMap = Map<string, CborValue>;
 
 /** Largest CBOR input decoded, in bytes (RELIABILITY.md). */
 export const MAX_CBOR_BYTES = 64 * 1024;
-/** Deepest nesting of arrays, maps and tags decoded. */
+/** Deepest nesting of arrays, maps and tags decoded (the profile's deepest message nests 4). */
 export const MAX_CBOR_DEPTH = 16;
+/**
+ * Most data items in one decoded message, keys and values alike (docs/cbor.md): the densest message of
+ * the profile, a 64 KiB receipt aggregate of ~1,900 members, fits twice (see MAX_CBOR_RECORD_ITEMS).
+ */
+export const MAX_CBOR_ITEMS = 4096;
+/**
+ * Most data items in a message of fixed shape that a client sends (a PaymentSignature, a claim, a signed
+ * claim, a facilitator request): the largest, a PaymentSignature with a 16-grant chain, holds 27.
+ */
+export const MAX_CBOR_RECORD_ITEMS = 64;

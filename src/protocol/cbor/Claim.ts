@@ -1,6 +1,6 @@
 import { CborError } from "./CborError.js";
 import { asUint } from "./CborFields.js";
-import { CborTag, type CborValue } from "./CborValue.js";
+import { CborTag, MAX_CBOR_RECORD_ITEMS, type CborValue } from "./CborValue.js";
 import { decodeCanonical } from "./decodeCanonical.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 import {
@@ -70,8 +70,8 @@ export function claimPartValues(claim: Claim): CborValue[] {
 }
 
 export function decodeClaim(bytes: Uint8Array): Claim {
-  const value = decodeCanonical(bytes);
-  if (!Array.isArray(value) || value.length !== 6) {
+  const value = decodeCanonical(bytes, { expect: "array", maxItems: MAX_CBOR_RECORD_ITEMS, what: WHAT });
+  if (value.length !== 6) {
     throw new CborError("wrong_type", "expected an array of six parts", WHAT);
   }
   const claim = {} as Record<ClaimPart, unknown>;

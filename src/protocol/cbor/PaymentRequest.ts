@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
 import { CborTag, type CborMap, type CborValue } from "./CborValue.js";
-import { decodeCanonical } from "./decodeCanonical.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 import { isCurrency, type Currency } from "./profile.js";
 
@@ -39,7 +38,7 @@ export function encodePaymentRequest(request: PaymentRequest): Uint8Array {
 }
 
 export function decodePaymentRequest(bytes: Uint8Array): PaymentRequest {
-  const fields = new CborFields(decodeCanonical(bytes), WHAT);
+  const fields = CborFields.decode(bytes, WHAT);
   const currency = fields.text("currency");
   if (!isCurrency(currency)) {
     throw new CborError("wrong_value", "expected USDC, STRK or strkBTC", `${WHAT}.currency`);

@@ -1,6 +1,5 @@
 import { CborFields } from "./CborFields.js";
-import type { CborMap, CborValue } from "./CborValue.js";
-import { decodeCanonical } from "./decodeCanonical.js";
+import { MAX_CBOR_RECORD_ITEMS, type CborMap, type CborValue } from "./CborValue.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 
 /** The paid retry's `PAYMENT-SIGNATURE` (seed field names). */
@@ -29,7 +28,7 @@ export function encodePaymentSignature(payment: PaymentSignature): Uint8Array {
 }
 
 export function decodePaymentSignature(bytes: Uint8Array): PaymentSignature {
-  const fields = new CborFields(decodeCanonical(bytes), WHAT);
+  const fields = CborFields.decode(bytes, WHAT, { maxItems: MAX_CBOR_RECORD_ITEMS });
   const payment: PaymentSignature = {
     paymentIntent: fields.bytes("payment_intent"),
     starkProof: fields.bytes("stark_proof"),

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { CborError } from "./CborError.js";
 import { CborFields, asUint } from "./CborFields.js";
 import type { CborValue } from "./CborValue.js";
-import { decodeCanonical } from "./decodeCanonical.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 import { isCurrency, type Currency } from "./profile.js";
 import { RECEIPT_COMMITMENT_BYTES } from "./receiptCommitments.js";
@@ -77,7 +76,7 @@ export function encodeReceiptAggregate(aggregate: ReceiptAggregate): Uint8Array 
  * digest, the signature and the sums hold is {@link verifyAggregate}'s job.
  */
 export function decodeReceiptAggregate(bytes: Uint8Array): ReceiptAggregate {
-  const fields = new CborFields(decodeCanonical(bytes), WHAT);
+  const fields = CborFields.decode(bytes, WHAT);
   const members = fields.bytesArray("members");
   const rows = fields.any("totals");
   const digest = fields.bytes("digest");

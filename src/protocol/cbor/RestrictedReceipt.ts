@@ -52,7 +52,7 @@ export function encodeRestrictedReceipt(receipt: RestrictedReceipt): Uint8Array 
 }
 
 export function decodeRestrictedReceipt(bytes: Uint8Array): RestrictedReceipt {
-  const fields = new CborFields(decodeCanonical(bytes), WHAT);
+  const fields = CborFields.decode(bytes, WHAT);
   const parts = fields.any("parts");
   const receipt = { signature: fields.bytes("signature"), signer: fields.bytes("signer") };
   fields.done();
@@ -83,8 +83,7 @@ export function encodeReceiptOpenings(openings: ReceiptOpenings): Uint8Array {
 }
 
 export function decodeReceiptOpenings(bytes: Uint8Array): ReceiptOpenings {
-  const value = decodeCanonical(bytes);
-  if (!(value instanceof Map)) throw new CborError("wrong_type", "expected a map", "ReceiptOpenings");
+  const value = decodeCanonical(bytes, { expect: "map", what: "ReceiptOpenings" });
   const openings: ReceiptOpenings = {};
   for (const [name, part] of value) {
     if (!isClaimPart(name)) {

@@ -3,7 +3,6 @@ import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
 import type { CborValue } from "./CborValue.js";
 import { claimPartValues, decodeClaim, encodeClaim, type Claim } from "./Claim.js";
-import { decodeCanonical } from "./decodeCanonical.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 import {
   RECEIPT_SALT_BYTES,
@@ -45,7 +44,7 @@ export function encodeSettlementReceipt(receipt: SettlementReceipt): Uint8Array 
 }
 
 export function decodeSettlementReceipt(bytes: Uint8Array): SettlementReceipt {
-  const fields = new CborFields(decodeCanonical(bytes), WHAT);
+  const fields = CborFields.decode(bytes, WHAT);
   const receipt = {
     claim: fields.bytes("claim"),
     salts: fields.bytesArray("salts"),

@@ -1,9 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { decodeBase64 } from "../decodeBase64.js";
 import { CborFields } from "./CborFields.js";
-import type { CborValue } from "./CborValue.js";
+import { MAX_CBOR_RECORD_ITEMS, type CborValue } from "./CborValue.js";
 import { decodeClaim, encodeClaim, type Claim } from "./Claim.js";
-import { decodeCanonical } from "./decodeCanonical.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 import type { Predicate } from "./profile.js";
 import { verifySignature, type SigningKey } from "./signatures.js";
@@ -33,7 +32,7 @@ export function encodeSignedClaim(signed: SignedClaim): Uint8Array {
 }
 
 export function decodeSignedClaim(bytes: Uint8Array, what = "SignedClaim"): SignedClaim {
-  const fields = new CborFields(decodeCanonical(bytes), what);
+  const fields = CborFields.decode(bytes, what, { maxItems: MAX_CBOR_RECORD_ITEMS });
   const signed = {
     claim: fields.bytes("claim"),
     signature: fields.bytes("signature"),

@@ -1,32 +1,81 @@
 import { CborError } from "./CborError.js";
-import { CborTag, MAX_CBOR_BYTES, MAX_CBOR_DEPTH, type CborMap, type CborValue } from "./CborValue.js";
-import { encodeCanonical } from "./encodeCanonical.js";
+import {
+  CborTag,
+  MAX_CBOR_BYTES,
+  MAX_CBOR_DEPTH,
+  MAX_CBOR_ITEMS,
+  type CborMap,
+  type CborValue,
+} from "./CborValue.js";
 
 /** RFC 3339 date-time as this profile writes it in tag 0: UTC, whole seconds, `Z`. */
 export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-const MAX_UINT64 = 2n ** 64n - 1n;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** The top-level types a caller can insist on: refused at the first byte when the input is another. */
+export type TopLevelType = "map" | "array";
 
-interface Head {
-  major: number;
-  info: number;
-  /** The head's argument: a length, a count, an integer or a tag number. */
-  arg: bigint;
+export interface DecodeOptions {
+  /** Largest input, in bytes, refused before reading (default {@link MAX_CBOR_BYTES}). */
+  maxBytes?: number;
+  /**
+   * Most data items in the whole input: elements, keys, values, tag contents and the item itself, counted
+   * from each head before reading what it announces (default {@link MAX_CBOR_ITEMS}).
+   */
+  maxItems?: number;
+  /** The top-level type the caller expects (default: any). */
+  expect?: TopLevelType;
+  /** The message's name, the error's `at` when the top-level type is wrong (default `@0`). */
+  what?: string;
 }
 
+// Fatal: invalid UTF-8 is refused. ignoreBOM: a leading U+FEFF is text like any other, never dropped.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const TWO_32 = 2 ** 32;
+const SHORT_TEXT = 32;
+const MAX_UINT64 = 2n ** 64n - 1n;
+const MAJOR_OF: Record<TopLevelType, number> = { array: 4, map: 5 };
+const MAJOR_NAME = [
+  "an unsigned integer",
+  "a negative integer",
+  "a byte string",
+  "a text string",
+  "an array",
+  "a map",
+  "a tag",
+  "a simple value",
+];
+
 /**
- * Decode one canonical CBOR item, refusing anything else with a {@link CborError}: inputs over
- * 64 KiB (checked before reading), nesting deeper than 16 (checked before descending), lengths past
- * the input, indefinite lengths, non-shortest heads, floats, simple values other than false/true/null,
- * tags other than 0 and 1, non-text or unsorted or duplicate map keys, invalid UTF-8, trailing bytes.
- * cbor-x's own decoder accepts all of these, so heads are read here; the result is re-encoded with
- * the canonical encoder and compared byte for byte as a last check.
+ * Decode one canonical CBOR item (RFC 8949 §4.2.1 as this profile narrows it), refusing anything
+ * else with a {@link CborError} that names the rule and the byte offset. One pass, no re-encoding:
+ * the reader itself refuses inputs over `maxBytes` (before reading), another top-level type than
+ * `expect` (at the first byte), more than `maxItems` items (at the head that announces them), nesting
+ * deeper than 16, lengths past the input, indefinite lengths, non-shortest heads, floats, simple values
+ * other than false/true/null, tags other than 0 and 1, non-text or unsorted or duplicate map keys,
+ * invalid UTF-8, trailing bytes. What it accepts re-encodes to exactly the input (canonicalCbor.test.ts).
+ * A number as second argument is `maxBytes` (the older signature).
  */
-export function decodeCanonical(bytes: Uint8Array, maxBytes: number = MAX_CBOR_BYTES): CborValue {
+export function decodeCanonical(bytes: Uint8Array, options: DecodeOptions & { expect: "map" }): CborMap;
+export function decodeCanonical(bytes: Uint8Array, options: DecodeOptions & { expect: "array" }): CborValue[];
+export function decodeCanonical(bytes: Uint8Array, options?: number | DecodeOptions): CborValue;
+export function decodeCanonical(bytes: Uint8Array, options: number | DecodeOptions = {}): CborValue {
+  const {
+    maxBytes = MAX_CBOR_BYTES,
+    maxItems = MAX_CBOR_ITEMS,
+    expect,
+    what = "@0",
+  } = typeof options === "number" ? { maxBytes: options } : options;
   if (bytes.length > maxBytes) throw new CborError("too_large", `${bytes.length} bytes, over ${maxBytes}`);
   if (bytes.length === 0) throw new CborError("empty", "no bytes");
-  const reader = new Reader(bytes);
+  const major = (bytes[0] as number) >> 5;
+  if (expect !== undefined && major !== MAJOR_OF[expect]) {
+    throw new CborError(
+      "wrong_type",
+      `expected ${MAJOR_NAME[MAJOR_OF[expect]]}, found ${MAJOR_NAME[major]}`,
+      what,
+    );
+  }
+  const reader = new Reader(bytes, maxItems);
   const value = reader.item(1);
   if (reader.offset !== bytes.length) {
     throw new CborError(
@@ -35,51 +84,65 @@ export function decodeCanonical(bytes: Uint8Array, maxBytes: number = MAX_CBOR_B
       `@${reader.offset}`,
     );
   }
-  const again = encodeCanonical(value);
-  if (Buffer.compare(again, bytes) !== 0) throw new CborError("non_canonical", "not in deterministic form");
   return value;
 }
 
 class Reader {
   offset = 0;
-  private readonly view: DataView;
+  /** Items announced so far, the top-level one included. */
+  private items = 1;
+  /** The head just read: its major type, additional information and argument. */
+  private major = 0;
+  private info = 0;
+  /** The argument as a number; a 64-bit argument above 2^53 sets `big` instead (and `arg` to Infinity). */
+  private arg = 0;
+  private big: bigint | undefined;
 
-  constructor(private readonly bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly maxItems: number,
+  ) {}
 
   item(depth: number): CborValue {
     const start = this.offset;
-    const { major, info, arg } = this.head();
-    switch (major) {
+    this.head();
+    switch (this.major) {
       case 0:
-        return toInteger(arg);
+        return this.big ?? this.arg;
       case 1:
-        if (arg === MAX_UINT64)
+        // -1 - n is safe up to n = 2^53 - 2; below that the profile returns bigints, as for large n.
+        if (this.arg < Number.MAX_SAFE_INTEGER) return -1 - this.arg;
+        if (this.big === MAX_UINT64)
           throw new CborError("out_of_range", "-2^64 is outside the profile", `@${start}`);
-        return toInteger(-1n - arg);
+        return -1n - (this.big ?? BigInt(this.arg));
       case 2:
-        return new Uint8Array(this.take(arg, start));
+        return new Uint8Array(this.bytes.subarray(this.offset, this.skip(start)));
       case 3:
-        return this.text(arg, start);
+        return this.text(start);
       case 4:
       case 5:
       case 6:
         if (depth > MAX_CBOR_DEPTH)
           throw new CborError("too_deep", `nested deeper than ${MAX_CBOR_DEPTH}`, `@${start}`);
-        if (major === 4) return this.array(arg, depth, start);
-        if (major === 5) return this.map(arg, depth, start);
-        return this.tag(arg, depth, start);
+        if (this.major === 4) return this.array(depth, start);
+        if (this.major === 5) return this.map(depth, start);
+        return this.tag(depth, start);
       default:
-        return simple(info, start);
+        return simple(this.info, start);
     }
   }
 
-  private head(): Head {
+  /** Read one head into `major`, `info`, `arg`/`big`, refusing what no canonical head is. */
+  private head(): void {
     const at = this.offset;
-    const initial = this.byte();
+    if (at >= this.bytes.length) throw new CborError("truncated", "the input ends inside an item", `@${at}`);
+    const initial = this.bytes[at] as number;
+    this.offset = at + 1;
     const major = initial >> 5;
     const info = initial & 0x1f;
+    this.major = major;
+    this.info = info;
+    this.big = undefined;
     if (major === 7) {
       // Floats and simple values carry no length: judged by `simple`, except the float widths' bytes.
       if (info >= 25 && info <= 27)
@@ -88,104 +151,151 @@ class Reader {
         throw new CborError("simple_value", "extended simple values are not allowed", `@${at}`);
       if (info === 31)
         throw new CborError("indefinite_length", "a break code outside an indefinite item", `@${at}`);
-      return { major, info, arg: BigInt(info) };
+      this.arg = info;
+      return;
     }
-    if (info < 24) return { major, info, arg: BigInt(info) };
+    if (info < 24) {
+      this.arg = info;
+      return;
+    }
     if (info === 31) throw new CborError("indefinite_length", "indefinite lengths are not allowed", `@${at}`);
     if (info > 27) throw new CborError("reserved", `reserved additional information ${info}`, `@${at}`);
     const width = 1 << (info - 24);
     if (this.offset + width > this.bytes.length)
       throw new CborError("truncated", "the head runs past the input", `@${at}`);
-    let arg: bigint;
-    if (width === 1) arg = BigInt(this.view.getUint8(this.offset));
-    else if (width === 2) arg = BigInt(this.view.getUint16(this.offset));
-    else if (width === 4) arg = BigInt(this.view.getUint32(this.offset));
-    else arg = this.view.getBigUint64(this.offset);
-    this.offset += width;
-    const floor = width === 1 ? 24n : 1n << BigInt(4 * width);
+    const b = this.bytes;
+    const o = this.offset;
+    let arg: number;
+    if (width === 1) arg = b[o] as number;
+    else if (width === 2) arg = ((b[o] as number) << 8) | (b[o + 1] as number);
+    else if (width === 4) arg = uint32(b, o);
+    else arg = uint32(b, o) * TWO_32 + uint32(b, o + 4);
+    this.offset = o + width;
+    // Each width starts where the one below ends: 24, 2^8, 2^16, 2^32.
+    const floor = width === 1 ? 24 : 2 ** (4 * width);
     if (arg < floor) throw new CborError("non_shortest", `${arg} is not in its shortest form`, `@${at}`);
-    return { major, info, arg };
+    if (arg > Number.MAX_SAFE_INTEGER) {
+      this.big = (BigInt(uint32(b, o)) << 32n) | BigInt(uint32(b, o + 4));
+      this.arg = Number.POSITIVE_INFINITY;
+    } else this.arg = arg;
   }
 
-  private byte(): number {
-    if (this.offset >= this.bytes.length)
-      throw new CborError("truncated", "the input ends inside an item", `@${this.offset}`);
-    return this.bytes[this.offset++] as number;
-  }
-
-  private take(length: bigint, at: number): Uint8Array {
-    if (length > BigInt(this.bytes.length - this.offset)) {
-      throw new CborError("truncated", `a length of ${length} runs past the input`, `@${at}`);
+  /** Step over a string of `arg` bytes; returns where it ends. */
+  private skip(at: number): number {
+    if (this.arg > this.bytes.length - this.offset) {
+      throw new CborError("truncated", `a length of ${this.big ?? this.arg} runs past the input`, `@${at}`);
     }
-    const start = this.offset;
-    this.offset += Number(length);
-    return this.bytes.subarray(start, this.offset);
+    this.offset += this.arg;
+    return this.offset;
   }
 
-  private text(length: bigint, at: number): string {
+  private text(at: number): string {
+    const start = this.offset;
+    const end = this.skip(at);
+    // Map keys and most values are short ASCII: TextDecoder's per-call cost dwarfs reading them here.
+    const quick = end - start <= SHORT_TEXT ? ascii(this.bytes, start, end) : undefined;
+    if (quick !== undefined) return quick;
     try {
-      return utf8.decode(this.take(length, at));
-    } catch (error) {
-      if (error instanceof CborError) throw error;
+      return utf8.decode(this.bytes.subarray(start, end));
+    } catch {
       throw new CborError("invalid_utf8", "a text string is not UTF-8", `@${at}`);
     }
   }
 
-  private count(arg: bigint, at: number, bytesPerItem: number): number {
+  /** The count in the head just read, once the input can hold it and the item bound allows it. */
+  private count(at: number, itemsPerEntry: number): number {
+    const count = this.arg;
     // Every item takes at least one byte: a count the rest of the input cannot hold is a lie.
-    if (arg * BigInt(bytesPerItem) > BigInt(this.bytes.length - this.offset)) {
-      throw new CborError("truncated", `a count of ${arg} runs past the input`, `@${at}`);
+    if (count * itemsPerEntry > this.bytes.length - this.offset) {
+      throw new CborError("truncated", `a count of ${this.big ?? count} runs past the input`, `@${at}`);
     }
-    return Number(arg);
+    this.announce(count * itemsPerEntry, at);
+    return count;
   }
 
-  private array(arg: bigint, depth: number, at: number): CborValue[] {
-    const count = this.count(arg, at, 1);
-    const items: CborValue[] = [];
-    for (let index = 0; index < count; index++) items.push(this.item(depth + 1));
+  private announce(items: number, at: number): void {
+    this.items += items;
+    if (this.items > this.maxItems) {
+      throw new CborError("too_many_items", `more than ${this.maxItems} items in one message`, `@${at}`);
+    }
+  }
+
+  private array(depth: number, at: number): CborValue[] {
+    const count = this.count(at, 1);
+    const items = new Array<CborValue>(count);
+    for (let index = 0; index < count; index++) items[index] = this.item(depth + 1);
     return items;
   }
 
-  private map(arg: bigint, depth: number, at: number): CborMap {
-    const count = this.count(arg, at, 2);
+  private map(depth: number, at: number): CborMap {
+    const count = this.count(at, 2);
     const map: CborMap = new Map();
-    let previous: Uint8Array | undefined;
+    let previousStart = -1;
+    let previousEnd = -1;
     for (let index = 0; index < count; index++) {
       const keyStart = this.offset;
-      const { major, arg: length } = this.head();
-      if (major !== 3) throw new CborError("key_type", "map keys must be text strings", `@${keyStart}`);
-      const key = this.text(length, keyStart);
-      const keyBytes = this.bytes.subarray(keyStart, this.offset);
-      if (previous !== undefined) {
-        const order = Buffer.compare(previous, keyBytes);
+      this.head();
+      if (this.major !== 3) throw new CborError("key_type", "map keys must be text strings", `@${keyStart}`);
+      const key = this.text(keyStart);
+      if (previousStart >= 0) {
+        const order = compareBytes(this.bytes, previousStart, previousEnd, keyStart, this.offset);
         if (order === 0)
           throw new CborError("duplicate_key", `key ${JSON.stringify(key)} appears twice`, `@${keyStart}`);
         if (order > 0)
           throw new CborError("unsorted_keys", `key ${JSON.stringify(key)} is out of order`, `@${keyStart}`);
       }
-      previous = keyBytes;
+      previousStart = keyStart;
+      previousEnd = this.offset;
       map.set(key, this.item(depth + 1));
     }
     return map;
   }
 
-  private tag(arg: bigint, depth: number, at: number): CborTag {
-    if (arg === 0n) {
-      const value = this.item(depth + 1);
+  private tag(depth: number, at: number): CborTag {
+    const number = this.big ?? this.arg;
+    if (number !== 0 && number !== 1)
+      throw new CborError("tag", `tag ${number} is not used by this profile`, `@${at}`);
+    this.announce(1, at);
+    const value = this.item(depth + 1);
+    if (number === 0) {
       if (typeof value !== "string" || !isDateTime(value)) {
         throw new CborError("tag", "tag 0 must hold a date-time such as 2026-01-31T12:00:00Z", `@${at}`);
       }
       return new CborTag(0, value);
     }
-    if (arg === 1n) {
-      const value = this.item(depth + 1);
-      if (typeof value !== "number" || value < 0) {
-        throw new CborError("tag", "tag 1 must hold an unsigned integer of seconds", `@${at}`);
-      }
-      return new CborTag(1, value);
+    if (typeof value !== "number" || value < 0) {
+      throw new CborError("tag", "tag 1 must hold an unsigned integer of seconds", `@${at}`);
     }
-    throw new CborError("tag", `tag ${arg} is not used by this profile`, `@${at}`);
+    return new CborTag(1, value);
   }
+}
+
+/** `bytes[start..end)` as text when every byte is ASCII (valid UTF-8 as it is), else undefined. */
+function ascii(bytes: Uint8Array, start: number, end: number): string | undefined {
+  let text = "";
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i] as number;
+    if (byte >= 0x80) return undefined;
+    text += String.fromCharCode(byte);
+  }
+  return text;
+}
+
+function uint32(bytes: Uint8Array, at: number): number {
+  return (
+    (bytes[at] as number) * 0x1000000 +
+    (((bytes[at + 1] as number) << 16) | ((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number))
+  );
+}
+
+/** Bytewise order of `bytes[a..aEnd)` and `bytes[b..bEnd)`: the canonical order of encoded keys. */
+function compareBytes(bytes: Uint8Array, a: number, aEnd: number, b: number, bEnd: number): number {
+  const length = Math.min(aEnd - a, bEnd - b);
+  for (let i = 0; i < length; i++) {
+    const difference = (bytes[a + i] as number) - (bytes[b + i] as number);
+    if (difference !== 0) return difference;
+  }
+  return aEnd - a - (bEnd - b);
 }
 
 function simple(info: number, at: number): CborValue {
@@ -193,12 +303,6 @@ function simple(info: number, at: number): CborValue {
   if (info === 21) return true;
   if (info === 22) return null;
   throw new CborError("simple_value", `simple value ${info} is not allowed`, `@${at}`);
-}
-
-function toInteger(value: bigint): number | bigint {
-  return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
-    ? Number(value)
-    : value;
 }
 
 /** Exactly the text `formatDateTime` writes for some instant: no 30 February, no leap second. */

@@ -1,7 +1,6 @@
 import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
-import { MAX_CBOR_BYTES, type CborMap, type CborValue } from "./CborValue.js";
-import { decodeCanonical } from "./decodeCanonical.js";
+import { MAX_CBOR_BYTES, MAX_CBOR_RECORD_ITEMS, type CborMap, type CborValue } from "./CborValue.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 
 /** Body of `POST /verify` and `/settle` in this format (our profile): the gateway's own request bytes. */
@@ -39,7 +38,10 @@ export function encodeCborFacilitatorRequest(request: CborFacilitatorRequest): U
 export const MAX_FACILITATOR_REQUEST_BYTES = MAX_CBOR_BYTES + 8 * 1024;
 
 export function decodeCborFacilitatorRequest(bytes: Uint8Array): CborFacilitatorRequest {
-  const fields = new CborFields(decodeCanonical(bytes, MAX_FACILITATOR_REQUEST_BYTES), "request");
+  const fields = CborFields.decode(bytes, "request", {
+    maxBytes: MAX_FACILITATOR_REQUEST_BYTES,
+    maxItems: MAX_CBOR_RECORD_ITEMS,
+  });
   fields.constant("x402Version", 2);
   const request = {
     paymentRequest: fields.bytes("paymentRequest"),
@@ -57,7 +59,7 @@ export function encodeCborVerifyResponse(response: CborVerifyResponse): Uint8Arr
 }
 
 export function decodeCborVerifyResponse(bytes: Uint8Array): CborVerifyResponse {
-  const fields = new CborFields(decodeCanonical(bytes), "VerifyResponse");
+  const fields = CborFields.decode(bytes, "VerifyResponse");
   const response: CborVerifyResponse = { isValid: fields.bool("isValid") };
   const invalidReason = fields.optionalText("invalidReason");
   const payer = fields.optionalText("payer");
@@ -75,7 +77,7 @@ export function encodeCborSettleResponse(response: CborSettleResponse): Uint8Arr
 }
 
 export function decodeCborSettleResponse(bytes: Uint8Array): CborSettleResponse {
-  const fields = new CborFields(decodeCanonical(bytes), "SettleResponse");
+  const fields = CborFields.decode(bytes, "SettleResponse");
   const response: CborSettleResponse = { success: fields.bool("success") };
   const receipt = fields.optionalBytes("receipt");
   const errorReason = fields.optionalText("errorReason");
@@ -141,7 +143,7 @@ export function encodeCborRefundRequest(request: CborRefundRequest): Uint8Array 
 }
 
 export function decodeCborRefundRequest(bytes: Uint8Array): CborRefundRequest {
-  const fields = new CborFields(decodeCanonical(bytes), "RefundRequest");
+  const fields = CborFields.decode(bytes, "RefundRequest");
   const request: CborRefundRequest = { receipt: fields.bytes("receipt") };
   const amount = fields.optional("amount", () => fields.uint("amount"));
   if (amount !== undefined) request.amount = amount;
@@ -155,7 +157,7 @@ export function encodeCborRevocationList(revocations: readonly Uint8Array[]): Ui
 }
 
 export function decodeCborRevocationList(bytes: Uint8Array): Uint8Array[] {
-  const fields = new CborFields(decodeCanonical(bytes), "RevocationList");
+  const fields = CborFields.decode(bytes, "RevocationList");
   const revocations = fields.bytesArray("revocations");
   fields.done();
   return revocations;

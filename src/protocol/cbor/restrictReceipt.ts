@@ -1,5 +1,4 @@
 import { CborError } from "./CborError.js";
-import type { CborValue } from "./CborValue.js";
 import { CLAIM_PARTS, isClaimPart, type ClaimPart } from "./Claim.js";
 import { decodeCanonical } from "./decodeCanonical.js";
 import type { ReceiptOpenings, RestrictedReceipt } from "./RestrictedReceipt.js";
@@ -31,7 +30,7 @@ export function restrictReceipt(
   const { commitments } = receiptCommitments(receipt);
   // The parts as the claim's bytes decode (integers as numbers when safe), so that a restricted
   // receipt decodes to exactly what it was encoded from.
-  const values = decodeCanonical(receipt.claim) as CborValue[];
+  const values = decodeCanonical(receipt.claim, { expect: "array" });
   const openings: ReceiptOpenings = {};
   const parts = CLAIM_PARTS.map((name, index) => {
     const revealed = {
