@@ -100,7 +100,7 @@ export function encodeCborSettlementStatus(status: CborSettlementStatusMessage):
 }
 
 export function decodeCborSettlementStatus(bytes: Uint8Array): CborSettlementStatusMessage {
-  const fields = new CborFields(decodeCanonical(bytes), "SettlementStatus");
+  const fields = CborFields.decode(bytes, "SettlementStatus");
   // A receipt without `settled: true`, or `settled: true` without one, is refused (unknown/missing key).
   const status: CborSettlementStatusMessage = fields.bool("settled")
     ? { settled: true, receipt: fields.bytes("receipt") }
