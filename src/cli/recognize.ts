@@ -16,7 +16,7 @@ block latest) and prints the answer: 0x1 (recognized) or 0x0 (not, or not yet: r
 payment the receipt may not be on the chain for a little while).
 
   <payer>        the payer's EVM address (0x + 40 hex digits, any case)
-  --rpc-url      JSON-RPC base URL of a Starknet node (https://, or http:// on loopback)
+  --rpc-url      JSON-RPC base URL of a Starknet node (https://, or http:// on loopback); --rpc is the same
   --contract     address of the contract exposing est_ouverte
   --timeout-ms   timeout of the call, in ms (default ${RECOGNITION_DEFAULTS.timeoutMs})
   --verbose      also print the raw JSON-RPC request and response (on stderr)
@@ -39,6 +39,7 @@ export async function runRecognize(argv: string[], io: CommandIo): Promise<numbe
       args: argv,
       options: {
         "rpc-url": { type: "string" },
+        rpc: { type: "string" },
         contract: { type: "string" },
         "timeout-ms": { type: "string" },
         verbose: { type: "boolean", short: "v" },
@@ -58,7 +59,9 @@ export async function runRecognize(argv: string[], io: CommandIo): Promise<numbe
   if (positionals.length !== 1) return usageError("expected exactly one <payer>");
   const payer = positionals[0]!;
   if (!/^0x[0-9a-fA-F]{40}$/.test(payer)) return usageError(`<payer> is not an EVM address: ${payer}`);
-  const rpcUrl = values["rpc-url"];
+  if (values["rpc-url"] !== undefined && values.rpc !== undefined)
+    return usageError("give --rpc-url or --rpc, not both");
+  const rpcUrl = values["rpc-url"] ?? values.rpc;
   const contract = values.contract;
   if (rpcUrl === undefined) return usageError("--rpc-url is required");
   if (contract === undefined) return usageError("--contract is required");

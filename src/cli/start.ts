@@ -1,12 +1,16 @@
 // `npm start`: the whole product on one machine — local payment stack, staking backend, and the gateway
 // with config/gateway.yaml in front of it. Prints the gateway URL, the priced routes and a pay command.
+import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { loadConfig } from "../config/loadConfig.js";
+import { findFreePort } from "../dev/findFreePort.js";
+import { DEFAULT_RECORD_DELAY_MS } from "../dev/PayerRecorder.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
+import { STAND_IN_NOTICE } from "../dev/startStarknetStandIn.js";
 import { CBOR_DEV_BALANCES, cborDevPayer } from "../dev/cborDevPayers.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startCborFacilitator.js";
 import { createGateway } from "../proxy/createGateway.js";
@@ -14,21 +18,25 @@ import { listenGateway, type RunningGateway } from "../proxy/listenGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
 import { agentPayLines } from "./start/agentPayLines.js";
 import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
+import { formatRecognitionLoop, recognizedRoutes } from "./start/formatRecognitionLoop.js";
 import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDemoQuoteUpstream.js";
 
 const USAGE = `Usage: npm start [-- --config <file>] [-- --data <sqlite file>]
 
 Starts, on this machine only: anvil with a test token (TestUSDC) and an x402 facilitator, a local
-application/x402+cbor facilitator (test balances, stand-in proof), the staking
-backend on its local simulated validator, and the x402 gateway in front of it (config/gateway.yaml).
-Prints the gateway URL, the priced routes, and an \`npm run pay\` command that pays with a funded test key.
+application/x402+cbor facilitator (test balances, stand-in proof), a local stand-in for a Starknet
+node (the layer-2 registry the facilitator records payers in), the staking backend on its local
+simulated validator, and the x402 gateway in front of it (config/gateway.yaml).
+Prints the gateway URL, the priced routes, and \`npm run pay\` commands that pay with a funded test key.
 Ctrl-C stops everything.
 
   --config  gateway config (default config/gateway.yaml)
-  --data    the staking backend's SQLite file (default data/staking.sqlite)
+  --data    the staking backend's SQLite file (default data/staking.sqlite); the layer-2 stand-in
+            and the CBOR facilitator keep theirs next to it
   --help    this text
 
-Environment: X402_GATEWAY_PORT (default 8402; 0 picks a free port), LOG_LEVEL (default info).`;
+Environment: X402_GATEWAY_PORT (default 8402; 0 picks a free port), X402_RECORD_DELAY_MS (how long
+after a settlement the payer is recorded on layer 2; default ${DEFAULT_RECORD_DELAY_MS}), LOG_LEVEL (default info).`;
 
 async function main(): Promise<number> {
   let values;
@@ -51,6 +59,14 @@ async function main(): Promise<number> {
   }
   const configFile = values.config ?? "config/gateway.yaml";
   const dataFile = values.data ?? "data/staking.sqlite";
+  const delayText = process.env.X402_RECORD_DELAY_MS;
+  const recordDelayMs = delayText === undefined || delayText === "" ? undefined : Number(delayText);
+  if (recordDelayMs !== undefined && !(/^[0-9]+$/.test(delayText!) && Number.isSafeInteger(recordDelayMs))) {
+    console.error(
+      `npm start: X402_RECORD_DELAY_MS must be a whole number of ms (0 or more), got ${JSON.stringify(delayText)}`,
+    );
+    return 2;
+  }
   const cleanups: Array<() => Promise<void> | void> = [];
   const stopAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
@@ -78,8 +94,12 @@ async function main(): Promise<number> {
   });
 
   try {
-    console.log("starting the local payment stack (anvil, TestUSDC, facilitator)…");
-    const stack: LocalStack = await startLocalStack({ log: (line) => console.log(`  ${line}`) });
+    console.log("starting the local payment stack (anvil, TestUSDC, facilitator, layer-2 stand-in)…");
+    const stack: LocalStack = await startLocalStack({
+      log: (line) => console.log(`  ${line}`),
+      layer2File: join(dirname(dataFile), "layer2.sqlite"),
+      recordDelayMs,
+    });
     cleanups.push(() => stack.stop());
 
     const staking: ListeningStakingBackend = await listenStakingBackend({
@@ -104,9 +124,20 @@ async function main(): Promise<number> {
     const quote: DemoQuoteUpstream = await startDemoQuoteUpstream();
     cleanups.push(() => quote.close());
 
+    // Recognition binds sign-in proofs to publicUrl: the gateway's own address, so its port is known first.
+    const host = process.env.X402_GATEWAY_HOST || "127.0.0.1";
+    const port =
+      process.env.X402_GATEWAY_PORT === "0"
+        ? String(await findFreePort(host))
+        : process.env.X402_GATEWAY_PORT || "8402";
     const config = await loadConfig(configFile, {
       env: {
         ...process.env,
+        X402_GATEWAY_PORT: port,
+        X402_PUBLIC_URL:
+          process.env.X402_PUBLIC_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+        X402_STARKNET_RPC_URL: stack.layer2.url,
+        X402_RECOGNITION_CONTRACT: stack.layer2.contract,
         X402_FACILITATOR_URL: stack.facilitatorUrl,
         X402_RPC_URL: stack.rpcUrl,
         X402_ASSET: stack.token.address,
@@ -116,6 +147,9 @@ async function main(): Promise<number> {
         X402_CBOR_FACILITATOR_URL: cborFacilitator.url,
       },
     });
+    // The admin endpoint (revocations), on loopback with a fresh token each start: the demo's refund step.
+    const adminToken = randomBytes(32).toString("hex");
+    config.admin = { ...config.admin, enabled: true, token: adminToken };
     const gateway: RunningGateway = await listenGateway(createGateway(config));
     cleanups.push(() => gateway.close());
 
@@ -137,6 +171,10 @@ async function main(): Promise<number> {
       `  facilitator      ${stack.facilitatorUrl}`,
       `  cbor facilitator ${cborFacilitator.url}  (application/x402+cbor; STAND-IN proof, not a STARK verifier)`,
       `  anvil            ${stack.rpcUrl}`,
+      `  layer-2 node     ${stack.layer2.rpcUrl}  (${STAND_IN_NOTICE})`,
+      ...recognizedRoutes(config).map(
+        (route) => `  recognition      contract ${route.contract} est_ouverte; route ${route.key}`,
+      ),
       `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
       "",
       "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
@@ -168,6 +206,14 @@ async function main(): Promise<number> {
       "command asks the CBOR facilitator's DEMO issuer (POST /humanity; it vouches for anyone) for one:",
       `  npm run pay -- --cbor ${gateway.url}/api/metrics/validator --facilitator ${cborFacilitator.url}`,
       "",
+      ...formatRecognitionLoop({
+        config,
+        gatewayUrl: gateway.url,
+        payer: stack.accounts.payer,
+        layer2: stack.layer2,
+        recordDelayMs: stack.recorder.delayMs,
+        adminToken,
+      }),
       "Ctrl-C stops everything.",
       "",
     ];

@@ -3,8 +3,10 @@ import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { Hex } from "viem";
 import { createPayingFetch } from "./createPayingFetch.js";
 import { payCbor } from "./payCbor.js";
+import { signInWithoutPaying } from "./signInWithoutPaying.js";
 
 const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact]
+       EVM_PRIVATE_KEY=0x… npm run pay -- --sign-in <url>
        npm run pay -- --cbor <url> [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--humanity <issuer url>] [--max-amount N] [--delegate]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
@@ -14,6 +16,10 @@ transaction hash and the body.
   --data         request body, sent as application/json
   --max-amount   refuse offers above this amount, in the asset's smallest unit (default 1000000)
   --scheme       the scheme to pay with: exact (default) or exact-pq (signed like exact)
+
+With --sign-in: never pays. Answers the offer's sign-in-with-x challenge with the official client hook
+(createSIWxClientHook, the key in EVM_PRIVATE_KEY) and prints the answer: 200 when the payer is recognized
+(est_ouverte answers 0x1 on layer 2), else 402 (exit 1). No PAYMENT-SIGNATURE is ever sent.
 
 With --cbor: pays a GET route in application/x402+cbor (this project's v0.3 profile) — asks for the
 CBOR offer, signs the intent with an Ed25519 or ML-DSA-65 key (CBOR_PAYER_SEED, 32 bytes hex; default
@@ -34,6 +40,7 @@ async function main(): Promise<number> {
       "max-amount": { type: "string", default: "1000000" },
       scheme: { type: "string", default: "exact" },
       cbor: { type: "boolean" },
+      "sign-in": { type: "boolean" },
       alg: { type: "string", default: "ed25519" },
       facilitator: { type: "string" },
       delegate: { type: "boolean" },
@@ -65,6 +72,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
+  if (values["sign-in"]) return signInWithoutPaying(url, privateKey as Hex);
   if (!/^(0|[1-9][0-9]*)$/.test(values["max-amount"])) {
     console.error("--max-amount must be an integer amount in the asset's smallest unit");
     return 2;

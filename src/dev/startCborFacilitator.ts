@@ -40,6 +40,11 @@ export interface StartCborFacilitatorOptions {
   log?: (line: string) => void;
   /** The key of the DEMO humanity issuer at `POST /humanity` (default the public demo key). */
   humanityIssuer?: SigningKey;
+  /**
+   * Called after each successful settlement; must not throw. `evmAddress` is the EVM address the
+   * intent is bound to, when it names one: no intent does yet, so the local stack records nothing.
+   */
+  onSettled?: (settlement: { receipt: Uint8Array; evmAddress?: string }) => void;
 }
 
 export interface RunningCborFacilitator {
@@ -191,6 +196,8 @@ export async function startCborFacilitator(
     log?.(
       `cbor settle: ${settlement.success ? "settled, receipt signed" : `refused: ${settlement.errorReason}`} [stand-in proof]`,
     );
+    if (settlement.success && settlement.receipt !== undefined)
+      options.onSettled?.({ receipt: settlement.receipt });
     return sendCbor(res, encodeCborSettleResponse(settlement));
   }
 

@@ -24,6 +24,16 @@ export interface StartFacilitatorOptions {
   /** How long settlement waits for the transaction receipt, in ms (default 30 000). */
   confirmationTimeoutMs?: number;
   log?: (line: string) => void;
+  /** Called after each successful settlement (the local stack records the payer on layer 2); must not throw. */
+  onSettled?: (settlement: LocalSettlement) => void;
+}
+
+/** A settlement the local facilitator made: who paid, in which transaction, on which network. */
+export interface LocalSettlement {
+  /** The payer's EVM address, as the scheme reports it. */
+  payer: string;
+  transaction: string;
+  network: Network;
 }
 
 /** A facilitator served over HTTP on loopback. */
@@ -130,6 +140,13 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
       }
       const result = await facilitator.settle(paymentPayload, paymentRequirements);
       log?.(`facilitator: settle ${kind} ${paymentRequirements.amount} → ${outcome(result)}`);
+      if (result.success && result.payer !== undefined) {
+        options.onSettled?.({
+          payer: result.payer,
+          transaction: result.transaction,
+          network: result.network,
+        });
+      }
       return send(res, 200, result);
     }
     send(res, 404, { error: "not_found", message: `${req.method} ${path} is not served here` });

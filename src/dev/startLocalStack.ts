@@ -3,6 +3,8 @@ import type { Chain, Hex, PublicClient } from "viem";
 import { deployTestToken, type TestToken } from "./deployTestToken.js";
 import { devAccount, DEV_ACCOUNT_INDEX, type DevAccount } from "./devAccounts.js";
 import { installMulticall3 } from "./installMulticall3.js";
+import { PayerRecorder } from "./PayerRecorder.js";
+import { startStarknetStandIn, type RunningStarknetStandIn } from "./startStarknetStandIn.js";
 import { startAnvil } from "./startAnvil.js";
 import { startFacilitator, type LocalScheme, type RunningFacilitator } from "./startFacilitator.js";
 import { testUSDCAbi } from "./testUSDCAbi.js";
@@ -18,6 +20,10 @@ export interface StartLocalStackOptions {
   fundPayer?: bigint | string;
   /** Progress lines (anvil up, token deployed, facilitator listening, each verify/settle). */
   log?: (line: string) => void;
+  /** SQLite file of the layer-2 stand-in's recorded payers (default in memory). */
+  layer2File?: string;
+  /** Delay between a settlement and the payer's recording on layer 2, in ms (default 5 000). */
+  recordDelayMs?: number;
 }
 
 /**
@@ -47,9 +53,13 @@ export interface LocalStack {
   facilitatorUrl: string;
   /** The running facilitator (call counts, `stop()` to simulate an outage). */
   facilitator: RunningFacilitator;
+  /** The local stand-in for a Starknet node, with the recognition registry `est_ouverte` reads. */
+  layer2: RunningStarknetStandIn;
+  /** Records each payer the facilitator settled for in the registry, `recordDelayMs` after. */
+  recorder: PayerRecorder;
   /** TestUSDC balance of `address`, in the smallest unit. */
   balanceOf(address: Hex): Promise<bigint>;
-  /** Stops the facilitator and anvil. Safe to call twice. */
+  /** Stops the facilitator, anvil and the layer-2 stand-in (pending recordings are dropped). Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -58,7 +68,8 @@ export const DEFAULT_PAYER_FUNDS = 1_000_000_000n;
 
 /**
  * Starts anvil, deploys and funds TestUSDC, installs a Multicall3 `tryAggregate` (for the facilitator's
- * failure diagnostics), and serves a facilitator on loopback.
+ * failure diagnostics), serves a facilitator on loopback, and a local stand-in for a Starknet node where
+ * the facilitator's payers are recorded `recordDelayMs` after each settlement.
  */
 export async function startLocalStack(options: StartLocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log;
@@ -67,7 +78,23 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
     payer: devAccount(DEV_ACCOUNT_INDEX.payer),
     payee: devAccount(DEV_ACCOUNT_INDEX.payee),
   };
-  const anvil = await startAnvil({ port: options.port, log });
+  const layer2 = await startStarknetStandIn({ file: options.layer2File, log });
+  const recorder = new PayerRecorder({
+    record: (address) => layer2.record(address),
+    delayMs: options.recordDelayMs,
+    log,
+  });
+  const stopLayer2 = () => {
+    recorder.stop();
+    return layer2.stop();
+  };
+  let anvil: Awaited<ReturnType<typeof startAnvil>>;
+  try {
+    anvil = await startAnvil({ port: options.port, log });
+  } catch (error) {
+    await stopLayer2();
+    throw error;
+  }
   let facilitator: RunningFacilitator | undefined;
   try {
     const token = await deployTestToken({
@@ -91,6 +118,7 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       schemes: options.schemes,
       port: options.facilitatorPort,
       log,
+      onSettled: (settlement) => recorder.schedule(settlement.payer),
     });
     const running = facilitator;
     let stopped: Promise<void> | undefined;
@@ -103,6 +131,8 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       token,
       facilitatorUrl: running.url,
       facilitator: running,
+      layer2,
+      recorder,
       balanceOf: (address) =>
         anvil.publicClient.readContract({
           address: token.address,
@@ -110,11 +140,16 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
           functionName: "balanceOf",
           args: [address],
         }),
-      stop: () => (stopped ??= running.stop().finally(() => anvil.stop())),
+      stop: () =>
+        (stopped ??= running
+          .stop()
+          .finally(() => anvil.stop())
+          .finally(stopLayer2)),
     };
   } catch (error) {
     await facilitator?.stop();
     await anvil.stop();
+    await stopLayer2();
     throw error;
   }
 }

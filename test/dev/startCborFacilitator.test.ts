@@ -47,6 +47,8 @@ describe("local CBOR facilitator over HTTP", () => {
   let dir: string;
   let running: RunningCborFacilitator;
   let client: HttpFacilitator;
+  // What the post-settlement hook saw (the local stack's layer-2 recording listens there).
+  const hooked: Array<{ receipt: Uint8Array; evmAddress?: string }> = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cbor-facilitator-"));
@@ -57,6 +59,7 @@ describe("local CBOR facilitator over HTTP", () => {
         { publicKey: pqPayer.publicKey, balances: { USDC: 10_000n } },
         { publicKey: poor.publicKey, balances: { USDC: 100n } },
       ],
+      onSettled: (settlement) => hooked.push(settlement),
     });
     client = new HttpFacilitator({ url: running.url });
   });
@@ -103,8 +106,11 @@ describe("local CBOR facilitator over HTTP", () => {
         isValid: true,
         payer: expect.stringMatching(/^(ed25519|ml-dsa-65):/),
       });
+      const hookedBefore = hooked.length;
       const settled = await client.settleCbor(body);
       expect(settled.success).toBe(true);
+      // One hook call per settlement; no intent is bound to an EVM address yet, so none is named.
+      expect(hooked.slice(hookedBefore)).toEqual([{ receipt: settled.receipt }]);
       const verdict = verifyReceipt(settled.receipt!, running.receiptKey);
       expect(verdict.valid).toBe(true);
       if (verdict.valid) {
@@ -119,6 +125,7 @@ describe("local CBOR facilitator over HTTP", () => {
         success: false,
         errorReason: "intent_already_settled",
       });
+      expect(hooked.length).toBe(hookedBefore + 1);
       expect(running.payerBalance(key.publicKey, "USDC")).toBe(before - 2500n);
       expect(running.merchantBalance("merchant:test", "USDC")).toBe(merchantBefore + 2500n);
     },
@@ -126,6 +133,7 @@ describe("local CBOR facilitator over HTTP", () => {
 
   it("refuses a wrong stand-in proof, a tampered intent, an unknown payer and an empty account, moving nothing", async () => {
     const settledBefore = running.book.settlements();
+    const hookedBefore = hooked.length;
     const body = pay();
     const decoded = decodePaymentSignature(body.paymentSignature);
     const wrongProof = encodePaymentSignature({ ...decoded, starkProof: new Uint8Array(32) });
@@ -148,6 +156,7 @@ describe("local CBOR facilitator over HTTP", () => {
       invalidReason: "context_mismatch",
     });
     expect(running.book.settlements()).toBe(settledBefore);
+    expect(hooked.length).toBe(hookedBefore);
     expect(running.payerBalance(poor.publicKey, "USDC")).toBe(100n);
   });
 

@@ -38,9 +38,15 @@ describe("x402-gateway recognize", () => {
       code: 0,
       stdout: "0x0\n",
     });
+    // --rpc is the same as --rpc-url (the form npm start prints).
+    expect(await run([KNOWN, "--rpc", server.url, "--contract", CONTRACT])).toMatchObject({
+      code: 0,
+      stdout: "0x1\n",
+    });
     expect(server.calls().map((call) => [call.contractAddress, call.calldata])).toEqual([
       ["0x777", [KNOWN.toLowerCase()]],
       ["0x777", [UNKNOWN.toLowerCase()]],
+      ["0x777", [KNOWN.toLowerCase()]],
     ]);
   });
 
@@ -87,6 +93,7 @@ describe("x402-gateway recognize", () => {
       [KNOWN, "--rpc-url", "http://rpc.example.com", "--contract", CONTRACT],
       [KNOWN, "--rpc-url", server.url, "--contract", CONTRACT, "--timeout-ms", "soon"],
       [KNOWN, "--rpc-url", server.url, "--contract", CONTRACT, "--bogus"],
+      [KNOWN, "--rpc-url", server.url, "--rpc", server.url, "--contract", CONTRACT],
     ]) {
       const result = await run(argv);
       expect([argv, result.code]).toEqual([argv, 2]);

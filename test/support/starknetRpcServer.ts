@@ -352,28 +352,10 @@ export async function startStarknetRpcServer(
 
   /** Builds the response and validates it against the spec; a non-conforming one becomes -32603. */
   function checkedResponse(compiled: CompiledMethod, id: unknown, outcome: unknown): unknown {
-    const errors: string[] = [];
-    let response: Record<string, unknown>;
-    if (isRpcErrorAnswer(outcome)) {
-      const { code, message, data } = outcome.error;
-      response = {
-        jsonrpc: "2.0",
-        id,
-        error: data === undefined ? { code, message } : { code, message, data },
-      };
-      const declared = compiled.errors.get(code);
-      if (declared === undefined && GENERIC_ERRORS[code] === undefined) {
-        errors.push(`error code ${code} is not declared for ${compiled.spec.name}`);
-      } else if (declared?.data !== undefined && !declared.data(data)) {
-        errors.push(...describeAjvErrors(declared.data, "error.data"));
-      }
-      if (typeof message !== "string") errors.push("error.message must be a string");
-    } else {
-      response = { jsonrpc: "2.0", id, result: outcome };
-      if (compiled.result !== undefined && !compiled.result(outcome)) {
-        errors.push(...describeAjvErrors(compiled.result, "result"));
-      }
-    }
+    const response: Record<string, unknown> = isRpcErrorAnswer(outcome)
+      ? { jsonrpc: "2.0", id, error: errorObject(outcome.error) }
+      : { jsonrpc: "2.0", id, result: outcome };
+    const errors = compiledResponseProblems(compiled, response);
     if (errors.length === 0) return response;
     validationFailures.push({ kind: "response", method: compiled.spec.name, errors, body: response });
     return {
@@ -450,6 +432,48 @@ export async function startStarknetRpcServer(
       });
     },
   };
+}
+
+function errorObject({ code, message, data }: RpcErrorAnswer["error"]): RpcErrorAnswer["error"] {
+  return data === undefined ? { code, message } : { code, message, data };
+}
+
+function compiledResponseProblems(compiled: CompiledMethod, response: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  if (isRpcErrorAnswer(response)) {
+    const { code, message, data } = response.error;
+    const declared = compiled.errors.get(code);
+    if (declared === undefined && GENERIC_ERRORS[code] === undefined) {
+      errors.push(`error code ${code} is not declared for ${compiled.spec.name}`);
+    } else if (declared?.data !== undefined && !declared.data(data)) {
+      errors.push(...describeAjvErrors(declared.data, "error.data"));
+    }
+    if (typeof message !== "string") errors.push("error.message must be a string");
+  } else if (compiled.result !== undefined && !compiled.result(response.result)) {
+    errors.push(...describeAjvErrors(compiled.result, "result"));
+  }
+  return errors;
+}
+
+/**
+ * What is wrong with `response` (a whole JSON-RPC answer) as the answer to `method`, by the spec
+ * document: its result schema, or its declared error codes (with their messages and data). Empty: nothing.
+ */
+export function specResponseProblems(method: string, response: unknown): string[] {
+  const compiled = loadSpec().methods.get(method);
+  if (compiled === undefined) return [`method ${method} is not in the spec`];
+  if (typeof response !== "object" || response === null) return ["the response is not an object"];
+  const envelope = response as Record<string, unknown>;
+  const problems: string[] = [];
+  if (envelope.jsonrpc !== "2.0") problems.push('jsonrpc must be "2.0"');
+  if ("result" in envelope === "error" in envelope) problems.push("exactly one of result and error");
+  // A real node words the spec's errors exactly as the document does.
+  const error = envelope.error as { code?: unknown; message?: unknown } | undefined;
+  const declared = typeof error?.code === "number" ? compiled.errors.get(error.code) : undefined;
+  if (declared !== undefined && error?.message !== declared.spec.message) {
+    problems.push(`error ${declared.spec.code} message must be ${JSON.stringify(declared.spec.message)}`);
+  }
+  return [...problems, ...compiledResponseProblems(compiled, envelope)];
 }
 
 /** The spec's error for `code` (with a `revert_error` for CONTRACT_ERROR), or a generic JSON-RPC one. */

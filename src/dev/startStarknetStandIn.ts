@@ -1,0 +1,158 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { hash, shortString } from "starknet";
+import { minimalFelt } from "../starknet/StarknetRpc.js";
+import { closeServer, listenOnLoopback } from "./loopbackServer.js";
+import { answerStarknetRpc, type StandInChain } from "./starknetStandIn/answerStarknetRpc.js";
+import { RecognitionRegistry, type RecordedPayer } from "./starknetStandIn/RecognitionRegistry.js";
+
+/** What the banner and the docs call it: a stand-in, never a Starknet implementation. */
+export const STAND_IN_NOTICE = "local stand-in for a Starknet node";
+
+/** The registry contract's fixed address: starknet_keccak of its name, so it looks like one. */
+export const STAND_IN_REGISTRY_CONTRACT = minimalFelt(
+  hash.getSelectorFromName("x402_gateway_local_registry"),
+);
+
+/** The stand-in's chain id: the short string `X402_LOCAL` (not a Starknet network). */
+export const STAND_IN_CHAIN_ID = shortString.encodeShortString("X402_LOCAL");
+
+/** Where the JSON-RPC endpoint lives, as on a real node. */
+export const STAND_IN_RPC_PATH = "/rpc/v0_10";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface StartStarknetStandInOptions {
+  /** SQLite file of the recorded payers (default in memory: they last as long as the process). */
+  file?: string;
+  /** TCP port on 127.0.0.1; default a free one. */
+  port?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningStarknetStandIn {
+  /** Base URL, `http://127.0.0.1:<port>`: what `recognition.rpcUrl` and `--rpc-url` take. */
+  url: string;
+  /** The JSON-RPC endpoint, `{url}/rpc/v0_10`. */
+  rpcUrl: string;
+  /** The registry contract whose `est_ouverte(payer)` answers `0x1` once the payer is recorded. */
+  contract: string;
+  chainId: string;
+  /** Records an EVM address as having paid (in a new block); resolves that block's number. */
+  record(address: string): number;
+  recorded(): RecordedPayer[];
+  /** JSON-RPC requests served, by method (`(invalid)` for malformed ones). */
+  calls: Map<string, number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A local stand-in for a Starknet node, for the dev stack (no Starknet node can be installed here):
+ * serves at `/rpc/v0_10` the read methods the project and starknet.js need (`starknet_call`,
+ * `starknet_chainId`, `starknet_blockNumber`, `starknet_blockHashAndNumber`, `starknet_specVersion`,
+ * `starknet_syncing`, `starknet_getClassHashAt`) in the spec's envelopes, with one contract: the
+ * recognition registry, whose `est_ouverte(payer)` answers `0x1` once the payer is recorded. It
+ * executes no Cairo and accepts no transactions: recording is an in-process call of the local
+ * facilitators. Its state lives in `file`, so a recorded payer stays recorded across restarts.
+ */
+export async function startStarknetStandIn(
+  options: StartStarknetStandInOptions = {},
+): Promise<RunningStarknetStandIn> {
+  const registry = new RecognitionRegistry(options.file ?? ":memory:");
+  const chain: StandInChain = {
+    chainId: STAND_IN_CHAIN_ID,
+    contract: STAND_IN_REGISTRY_CONTRACT,
+    classHash: minimalFelt(hash.getSelectorFromName("x402_gateway_local_registry_class")),
+    registry,
+  };
+  const calls = new Map<string, number>();
+  const log = options.log;
+  const count = (body: unknown) => {
+    for (const item of Array.isArray(body) ? body : [body]) {
+      const method = (item as { method?: unknown } | null)?.method;
+      const name = typeof method === "string" && method.length <= 64 ? method : "(invalid)";
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log?.(`layer-2 stand-in: ${(error as Error).message}`);
+      if (!res.headersSent) sendJson(res, 500, internalError((error as Error).message));
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== STAND_IN_RPC_PATH) {
+      return sendJson(res, 404, {
+        error: "not_found",
+        message: `JSON-RPC is served at ${STAND_IN_RPC_PATH}`,
+      });
+    }
+    if (req.method !== "POST") {
+      res.setHeader("allow", "POST");
+      return sendJson(res, 405, { error: "method_not_allowed", message: "POST a JSON-RPC 2.0 request" });
+    }
+    const text = await readBody(req);
+    if (text === undefined) return sendJson(res, 413, { error: `body over ${MAX_BODY_BYTES} bytes` });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      calls.set("(invalid)", (calls.get("(invalid)") ?? 0) + 1);
+      return sendJson(res, 200, {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: "Parse error" },
+      });
+    }
+    count(body);
+    const answer = answerStarknetRpc(body, chain);
+    if (answer === undefined) return void res.writeHead(204).end();
+    sendJson(res, 200, answer);
+  }
+
+  const { url } = await listenOnLoopback(server, options.port);
+  log?.(
+    `layer-2 node listening on ${url}${STAND_IN_RPC_PATH} (${STAND_IN_NOTICE}; registry ${chain.contract}, block ${registry.blockNumber()})`,
+  );
+  return {
+    url,
+    rpcUrl: `${url}${STAND_IN_RPC_PATH}`,
+    contract: chain.contract,
+    chainId: chain.chainId,
+    record(address) {
+      const block = registry.record(address);
+      log?.(`layer-2 stand-in: ${address} recorded in block ${block}: est_ouverte now answers 0x1`);
+      return block;
+    },
+    recorded: () => registry.recorded(),
+    calls,
+    async stop() {
+      await closeServer(server);
+      registry.close();
+    },
+  };
+}
+
+function internalError(data: string) {
+  return { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error", data } };
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
