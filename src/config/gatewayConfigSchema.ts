@@ -3,7 +3,9 @@ import { z } from "zod/v4";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../middleware/options.js";
+import { paywallSettingsIssues } from "../middleware/paywallSettingsIssues.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
+import { OUTBOUND_URL_MESSAGE, outboundUrl } from "./outboundUrl.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "./recognitionsOf.js";
@@ -68,9 +70,9 @@ export const upstreamSettingsSchema = z.strictObject({
       description:
         "Path prefix this upstream serves (`/` for everything else); the longest matching prefix wins.",
     }),
-  url: z
-    .url({ error: "expected the upstream's base URL" })
-    .meta({ description: "Base URL of the upstream; the request's path is appended to it." }),
+  url: outboundUrl("the upstream's base URL").meta({
+    description: "Base URL of the upstream; the request's path is appended to it.",
+  }),
   connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs).meta({
     description:
       "How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout.",
@@ -252,17 +254,9 @@ export const gatewayConfigSchema = paywallSettingsSchema
     }),
   })
   .superRefine((config, ctx) => {
-    const outbound: Array<{ path: PropertyKey[]; url: string }> = [
-      { path: ["facilitator", "url"], url: config.facilitator.url },
-      ...config.upstreams.map((upstream, index) => ({
-        path: ["upstreams", index, "url"],
-        url: upstream.url,
-      })),
-    ];
-    for (const [network, url] of Object.entries(config.rpcUrls))
-      outbound.push({ path: ["rpcUrls", network], url });
-    if (config.cbor?.facilitator)
-      outbound.push({ path: ["cbor", "facilitator", "url"], url: config.cbor.facilitator.url });
+    paywallSettingsIssues(config, ctx);
+    // Facilitators, RPC nodes and upstreams are checked by their schema (outboundUrl); recognition here.
+    const outbound: Array<{ path: PropertyKey[]; url: string }> = [];
     const recognitionUrls = (
       path: PropertyKey[],
       settings: { rpcUrl: string; announceRpcUrl?: string | undefined },
@@ -281,7 +275,7 @@ export const gatewayConfigSchema = paywallSettingsSchema
         ctx.addIssue({
           code: "custom",
           path,
-          message: "expected an https:// URL (plain http is allowed only on loopback)",
+          message: OUTBOUND_URL_MESSAGE,
         });
       }
     }

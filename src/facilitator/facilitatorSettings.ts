@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { outboundUrl } from "../config/outboundUrl.js";
 
 /** Timeouts of the facilitator calls, written once (RELIABILITY.md: verify 10 s, settle 30 s). */
 export const FACILITATOR_DEFAULTS = {
@@ -15,7 +16,7 @@ export type FacilitatorHeaders = (
 ) => Record<string, string> | Promise<Record<string, string>>;
 
 export const facilitatorSettingsSchema = z.strictObject({
-  url: z.url({ error: "expected the facilitator's base URL" }).meta({
+  url: outboundUrl("the facilitator's base URL").meta({
     description: "Base URL of the x402 facilitator; `/verify`, `/settle` and `/supported` are appended.",
   }),
   timeoutMs: z
