@@ -6,6 +6,7 @@ import { paywallSettingsSchema } from "../middleware/options.js";
 import { paywallSettingsIssues } from "../middleware/paywallSettingsIssues.js";
 import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
 import { OUTBOUND_URL_MESSAGE, outboundUrl } from "./outboundUrl.js";
+import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "./recognitionsOf.js";
@@ -48,7 +49,8 @@ export { tlsSettingsSchema };
 
 export const listenSettingsSchema = z.strictObject({
   host: z.string().min(1).default(GATEWAY_DEFAULTS.host).meta({
-    description: "Interface to bind; plain HTTP is accepted without a trusted proxy only on a loopback host.",
+    description:
+      "Interface to bind; off loopback, plain HTTP needs `tls`, a `trustProxy` or `allowPlainHttp` (else refused at start-up).",
   }),
   port: z
     .number()
@@ -58,6 +60,10 @@ export const listenSettingsSchema = z.strictObject({
     .default(GATEWAY_DEFAULTS.port)
     .meta({ description: "TCP port; 0 picks a free one." }),
   tls: tlsSettingsSchema.optional().meta({ description: "With it the gateway speaks HTTPS." }),
+  allowPlainHttp: z.boolean().default(false).meta({
+    description:
+      "Serve priced routes over plain HTTP on a non-loopback `host` without `tls` or a `trustProxy` (a private network). Default false: such a listener is refused at start-up.",
+  }),
 });
 
 export const upstreamSettingsSchema = z.strictObject({
@@ -255,6 +261,9 @@ export const gatewayConfigSchema = paywallSettingsSchema
   })
   .superRefine((config, ctx) => {
     paywallSettingsIssues(config, ctx);
+    const plainHttp = plainHttpListenerProblem(config);
+    if (plainHttp !== undefined)
+      ctx.addIssue({ code: "custom", path: ["listen", "host"], message: plainHttp });
     // Facilitators, RPC nodes and upstreams are checked by their schema (outboundUrl); recognition here.
     const outbound: Array<{ path: PropertyKey[]; url: string }> = [];
     const recognitionUrls = (

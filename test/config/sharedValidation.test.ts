@@ -17,7 +17,7 @@ const base = {
   payTo: PAY_TO,
   network: "eip155:84532",
   publicUrl: "https://api.test",
-  cbor: { merchantPseudonym: "merchant:test", humanityIssuers: [ISSUER] },
+  cbor: { merchantPseudonym: "merchant:test", humanityIssuers: [ISSUER] } as Record<string, unknown>,
   routes: { "GET /x": { price: "$0.01" } } as Record<string, unknown>,
 };
 type Settings = Omit<typeof base, "facilitator" | "payTo"> & Record<string, unknown>;
