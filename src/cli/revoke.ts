@@ -7,6 +7,7 @@ import { silentLogger } from "../common/Logger.js";
 import { parseRevocationRequest } from "../recognition/parseRevocationRequest.js";
 import { parsePublicKeys } from "../protocol/cbor/publicKeyList.js";
 import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
+import { redisKeyPrefixes } from "../recognition/redisKeyPrefixes.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "../config/recognitionsOf.js";
 import { revokePayer } from "../recognition/revokePayer.js";
@@ -95,7 +96,7 @@ export async function runRevoke(
     if (values.url !== undefined) return usageError("--url is for a gateway without a Redis ledger");
     const revokedPayers = new RedisRevokedPayers({
       url: config.ledger.url,
-      keyPrefix: config.revocation?.keyPrefix,
+      keyPrefix: redisKeyPrefixes(config.ledger, config.revocation).revoked,
       commandTimeoutMs: config.ledger.commandTimeoutMs,
       holdMs: revocationHoldMs(config.revocation?.holdMs, recognitionsOf(config)),
     });
