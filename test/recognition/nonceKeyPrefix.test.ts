@@ -2,14 +2,13 @@ import { randomBytes } from "node:crypto";
 import express from "express";
 import { Redis } from "ioredis";
 import { privateKeyToAccount } from "viem/accounts";
-import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { createSIWxPayload, encodeSIWxHeader, type SIWxExtensionInfo } from "@x402/extensions/sign-in-with-x";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { x402, type X402Middleware } from "../../src/middleware/x402.js";
 import { redisKeyPrefixes } from "../../src/recognition/redisKeyPrefixes.js";
 import { PAY_TO } from "../support/payments.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
+import { siwxSignIn } from "../support/siwxSignIn.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 
 // Public anvil dev key: it only signs here; the Starknet double says it is recognized.
@@ -67,22 +66,11 @@ afterAll(async () => {
   await rpc.close();
 });
 
-/** A SIGN-IN-WITH-X header for a challenge `base` issued, signed with the official helpers, and its nonce. */
+/** A SIGN-IN-WITH-X header for a challenge `base` issued, and its nonce. */
 async function signIn(base: string): Promise<{ header: string; nonce: string }> {
   const offer = await fetch(`${base}/api/report`);
   expect(offer.status).toBe(402);
-  const required = decodePaymentRequiredHeader(offer.headers.get("payment-required") ?? "");
-  const extension = required.extensions?.["sign-in-with-x"] as {
-    info: SIWxExtensionInfo;
-    supportedChains: Array<{ chainId: string; type: "eip191" }>;
-  };
-  const chain = extension.supportedChains[0]!;
-  const payload = await createSIWxPayload(
-    { ...extension.info, chainId: chain.chainId, type: chain.type },
-    payer,
-    `${PUBLIC_URL}/api/report`,
-  );
-  return { header: encodeSIWxHeader(payload), nonce: extension.info.nonce };
+  return siwxSignIn(offer.headers.get("payment-required") ?? "", payer, `${PUBLIC_URL}/api/report`);
 }
 
 const withSignIn = (base: string, header: string) =>
