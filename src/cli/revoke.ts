@@ -23,10 +23,12 @@ so every running instance drops the payer. Otherwise it is POSTed to the running
 endpoint (admin.enabled, admin.token) at the config's listen address, or at --url.
 
   --config  the gateway's config file (required)
-  --payer   the payer's EVM address (0x + 40 hex digits, any case; required)
+  --payer   the payer's EVM address (0x + 40 hex digits, any case), or with --revocation the
+            x402+cbor payer id it names (ed25519:<64 hex>, as the refund's receipt says); required
   --reason  why, e.g. refund (logged; at most 200 printable characters)
   --revocation  the facilitator's signed revocation of the refunded receipt (base64, as its
-            /refund answers it): checked against revocation.trustedSigners and logged as proof
+            /refund answers it): checked against revocation.trustedSigners, and refused unless it
+            names --payer (then nothing is revoked)
   --url     base URL of the gateway to POST to (default: from listen), without a Redis ledger
   --help    this text
 
