@@ -229,9 +229,10 @@ export const gatewayConfigSchema = paywallSettingsSchema
         }),
       })
       .meta({ description: "The x402 facilitator that verifies and settles payments." }),
-    listen: listenSettingsSchema
-      .prefault({})
-      .meta({ description: "Where the gateway listens: `{ host, port, tls? }`. Default 127.0.0.1:8402." }),
+    listen: listenSettingsSchema.prefault({}).meta({
+      description:
+        "Where the gateway listens: `{ host, port, tls?, allowPlainHttp? }`. Default 127.0.0.1:8402.",
+    }),
     trustProxy: z.array(trustProxyEntry).default([]).meta({
       description:
         "Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal.",

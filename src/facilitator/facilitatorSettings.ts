@@ -17,7 +17,8 @@ export type FacilitatorHeaders = (
 
 export const facilitatorSettingsSchema = z.strictObject({
   url: outboundUrl("the facilitator's base URL").meta({
-    description: "Base URL of the x402 facilitator; `/verify`, `/settle` and `/supported` are appended.",
+    description:
+      "Base URL of the x402 facilitator (`https://`; `http://` on loopback only); `/verify`, `/settle` and `/supported` are appended.",
   }),
   timeoutMs: z
     .number()
