@@ -4,8 +4,8 @@ import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../middleware/options.js";
 import { paywallSettingsIssues } from "../middleware/paywallSettingsIssues.js";
-import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
-import { OUTBOUND_URL_MESSAGE, outboundUrl } from "./outboundUrl.js";
+import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
+import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
 import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from "./isLoopbackHost.js";
+import { isLoopbackHost } from "../common/isLoopbackHost.js";
 
 /** The keys that decide whether the gateway's listener may speak plain HTTP. */
 export interface ListenerSettings {

@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { outboundUrl } from "../config/outboundUrl.js";
+import { outboundUrl } from "../common/outboundUrl.js";
 
 /** Timeouts of the facilitator calls, written once (RELIABILITY.md: verify 10 s, settle 30 s). */
 export const FACILITATOR_DEFAULTS = {

@@ -12,7 +12,7 @@ import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { cborSettingsSchema } from "../pricing/cborRouteSettings.js";
 import { assetSchema, PRICING_DEFAULTS, routeSchema } from "../pricing/routeSettings.js";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
-import { outboundUrl } from "../config/outboundUrl.js";
+import { outboundUrl } from "../common/outboundUrl.js";
 import { paywallSettingsIssues } from "./paywallSettingsIssues.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";

@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { outboundUrl } from "../config/outboundUrl.js";
+import { outboundUrl } from "../common/outboundUrl.js";
 import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { CURRENCIES } from "../protocol/cbor/profile.js";
 import { decimalIntegerString } from "../protocol/schemas.js";

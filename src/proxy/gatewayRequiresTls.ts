@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
-import { isLoopbackHost } from "../config/isLoopbackHost.js";
+import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import type { ProxyTrust } from "./ProxyTrust.js";
 
 /**
