@@ -7,6 +7,7 @@ import { silentLogger } from "../common/Logger.js";
 import { parseRevocationRequest } from "../recognition/parseRevocationRequest.js";
 import { parsePublicKeys } from "../protocol/cbor/publicKeyList.js";
 import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
+import { redisKeyPrefixes } from "../recognition/redisKeyPrefixes.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "../config/recognitionsOf.js";
 import { revokePayer } from "../recognition/revokePayer.js";
@@ -22,10 +23,12 @@ so every running instance drops the payer. Otherwise it is POSTed to the running
 endpoint (admin.enabled, admin.token) at the config's listen address, or at --url.
 
   --config  the gateway's config file (required)
-  --payer   the payer's EVM address (0x + 40 hex digits, any case; required)
+  --payer   the payer's EVM address (0x + 40 hex digits, any case), or with --revocation the
+            x402+cbor payer id it names (ed25519:<64 hex>, as the refund's receipt says); required
   --reason  why, e.g. refund (logged; at most 200 printable characters)
   --revocation  the facilitator's signed revocation of the refunded receipt (base64, as its
-            /refund answers it): checked against revocation.trustedSigners and logged as proof
+            /refund answers it): checked against revocation.trustedSigners, and refused unless it
+            names --payer (then nothing is revoked)
   --url     base URL of the gateway to POST to (default: from listen), without a Redis ledger
   --help    this text
 
@@ -95,7 +98,7 @@ export async function runRevoke(
     if (values.url !== undefined) return usageError("--url is for a gateway without a Redis ledger");
     const revokedPayers = new RedisRevokedPayers({
       url: config.ledger.url,
-      keyPrefix: config.revocation?.keyPrefix,
+      keyPrefix: redisKeyPrefixes(config.ledger, config.revocation).revoked,
       commandTimeoutMs: config.ledger.commandTimeoutMs,
       holdMs: revocationHoldMs(config.revocation?.holdMs, recognitionsOf(config)),
     });

@@ -4,6 +4,8 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../config/ConfigError.js";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
 import { loadConfig } from "../config/loadConfig.js";
+import { ledgerSharingProblems } from "../config/ledgerSharingProblems.js";
+import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js";
 import type { CommandIo } from "./recognize.js";
 import { DRAIN_MESSAGE, parseWorkers, servePrimary } from "./serveWorkers.js";
 
@@ -38,13 +40,16 @@ exit 0.
 
 Exit status: 0 after a clean shutdown, 1 when the config is invalid or the port cannot be bound, 2 on a usage error.`;
 
-const CHECK_USAGE = `Usage: x402-gateway check-config <file>
+const CHECK_USAGE = `Usage: x402-gateway check-config <file> [--workers <n>|auto]
 
 Validates a gateway config file exactly as \`serve\` would (schema, \${VAR} references, prices, route keys,
-https-only outbound URLs) without starting anything. Prints every problem as
-"<file>:<line>:<column> <key>: <what was expected>".
+https-only outbound URLs, the listener's TLS) without starting anything. Prints every problem as
+"<file>:<line>:<column> <key>: <what was expected>", and a warning for settings that are safe on one
+instance only (recognition with a memory ledger).
 
-Exit status: 0 when valid, 1 when not, 2 on a usage error.`;
+  --workers the --workers serve will run with: more than one needs a shared (Redis) ledger
+
+Exit status: 0 when valid (warnings or not), 1 when not, 2 on a usage error.`;
 
 function usageError(io: CommandIo, command: string, message: string, usage: string): number {
   io.stderr.write(`x402-gateway${command ? ` ${command}` : ""}: ${message}\n\n${usage}\n`);
@@ -56,7 +61,7 @@ async function checkConfig(argv: string[], io: CommandIo): Promise<number> {
   try {
     parsed = parseArgs({
       args: argv,
-      options: { help: { type: "boolean" } },
+      options: { workers: { type: "string" }, help: { type: "boolean" } },
       allowPositionals: true,
       strict: true,
     });
@@ -70,8 +75,21 @@ async function checkConfig(argv: string[], io: CommandIo): Promise<number> {
   const [file, ...extra] = parsed.positionals;
   if (file === undefined || extra.length > 0)
     return usageError(io, "check-config", "expected one config file", CHECK_USAGE);
+  const workers = parseWorkers(parsed.values.workers);
+  if (workers === undefined) {
+    return usageError(
+      io,
+      "check-config",
+      `--workers must be a positive number or auto, got ${parsed.values.workers}`,
+      CHECK_USAGE,
+    );
+  }
   try {
     const config = await loadConfig(file);
+    const sharing = ledgerSharingProblems(config, workers);
+    for (const refusal of sharing.refusals) io.stderr.write(`${file}: ${refusal}\n`);
+    if (sharing.refusals.length > 0) return 1;
+    for (const warning of sharing.warnings) io.stderr.write(`${file}: warning: ${warning}\n`);
     io.stdout.write(`${file}: ok — ${describeConfig(config)}\n`);
     return 0;
   } catch (error) {
@@ -134,12 +152,17 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
   if (args.port !== undefined) config.listen.port = Number(args.port);
   if (args.host !== undefined) config.listen.host = args.host;
-  if (workers > 1 && config.ledger.type !== "redis") {
-    io.stderr.write(
-      `x402-gateway serve: --workers ${workers} needs a shared ledger: set ledger: { type: redis, url: ... } in ${args.config}. ` +
-        "With one in-memory ledger per worker, a payment could pay once per worker.\n",
-    );
+  const plainHttp = plainHttpListenerProblem(config);
+  if (plainHttp !== undefined) {
+    io.stderr.write(`invalid config ${args.config}:\n${args.config} listen.host (--host): ${plainHttp}\n`);
     return 1;
+  }
+  const sharing = ledgerSharingProblems(config, workers);
+  for (const refusal of sharing.refusals) io.stderr.write(`x402-gateway serve: ${args.config}: ${refusal}\n`);
+  if (sharing.refusals.length > 0) return 1;
+  // Workers load the config too: the primary (or the only process) says it once.
+  if (cluster.isPrimary) {
+    for (const warning of sharing.warnings) io.stderr.write(`x402-gateway serve: warning: ${warning}\n`);
   }
   if (workers > 1 && cluster.isPrimary) {
     const scheme = config.listen.tls ? "https" : "http";

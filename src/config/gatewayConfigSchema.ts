@@ -3,7 +3,10 @@ import { z } from "zod/v4";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../middleware/options.js";
-import { isHttpsOrLoopbackUrl } from "./isHttpsOrLoopbackUrl.js";
+import { paywallSettingsIssues } from "../middleware/paywallSettingsIssues.js";
+import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
+import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
+import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "./recognitionsOf.js";
@@ -46,7 +49,8 @@ export { tlsSettingsSchema };
 
 export const listenSettingsSchema = z.strictObject({
   host: z.string().min(1).default(GATEWAY_DEFAULTS.host).meta({
-    description: "Interface to bind; plain HTTP is accepted without a trusted proxy only on a loopback host.",
+    description:
+      "Interface to bind; off loopback, plain HTTP needs `tls`, a `trustProxy` or `allowPlainHttp` (else refused at start-up).",
   }),
   port: z
     .number()
@@ -56,6 +60,10 @@ export const listenSettingsSchema = z.strictObject({
     .default(GATEWAY_DEFAULTS.port)
     .meta({ description: "TCP port; 0 picks a free one." }),
   tls: tlsSettingsSchema.optional().meta({ description: "With it the gateway speaks HTTPS." }),
+  allowPlainHttp: z.boolean().default(false).meta({
+    description:
+      "Serve priced routes over plain HTTP on a non-loopback `host` without `tls` or a `trustProxy` (a private network). Default false: such a listener is refused at start-up.",
+  }),
 });
 
 export const upstreamSettingsSchema = z.strictObject({
@@ -68,9 +76,9 @@ export const upstreamSettingsSchema = z.strictObject({
       description:
         "Path prefix this upstream serves (`/` for everything else); the longest matching prefix wins.",
     }),
-  url: z
-    .url({ error: "expected the upstream's base URL" })
-    .meta({ description: "Base URL of the upstream; the request's path is appended to it." }),
+  url: outboundUrl("the upstream's base URL").meta({
+    description: "Base URL of the upstream; the request's path is appended to it.",
+  }),
   connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs).meta({
     description:
       "How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout.",
@@ -221,9 +229,10 @@ export const gatewayConfigSchema = paywallSettingsSchema
         }),
       })
       .meta({ description: "The x402 facilitator that verifies and settles payments." }),
-    listen: listenSettingsSchema
-      .prefault({})
-      .meta({ description: "Where the gateway listens: `{ host, port, tls? }`. Default 127.0.0.1:8402." }),
+    listen: listenSettingsSchema.prefault({}).meta({
+      description:
+        "Where the gateway listens: `{ host, port, tls?, allowPlainHttp? }`. Default 127.0.0.1:8402.",
+    }),
     trustProxy: z.array(trustProxyEntry).default([]).meta({
       description:
         "Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal.",
@@ -252,17 +261,12 @@ export const gatewayConfigSchema = paywallSettingsSchema
     }),
   })
   .superRefine((config, ctx) => {
-    const outbound: Array<{ path: PropertyKey[]; url: string }> = [
-      { path: ["facilitator", "url"], url: config.facilitator.url },
-      ...config.upstreams.map((upstream, index) => ({
-        path: ["upstreams", index, "url"],
-        url: upstream.url,
-      })),
-    ];
-    for (const [network, url] of Object.entries(config.rpcUrls))
-      outbound.push({ path: ["rpcUrls", network], url });
-    if (config.cbor?.facilitator)
-      outbound.push({ path: ["cbor", "facilitator", "url"], url: config.cbor.facilitator.url });
+    paywallSettingsIssues(config, ctx);
+    const plainHttp = plainHttpListenerProblem(config);
+    if (plainHttp !== undefined)
+      ctx.addIssue({ code: "custom", path: ["listen", "host"], message: plainHttp });
+    // Facilitators, RPC nodes and upstreams are checked by their schema (outboundUrl); recognition here.
+    const outbound: Array<{ path: PropertyKey[]; url: string }> = [];
     const recognitionUrls = (
       path: PropertyKey[],
       settings: { rpcUrl: string; announceRpcUrl?: string | undefined },
@@ -281,7 +285,7 @@ export const gatewayConfigSchema = paywallSettingsSchema
         ctx.addIssue({
           code: "custom",
           path,
-          message: "expected an https:// URL (plain http is allowed only on loopback)",
+          message: OUTBOUND_URL_MESSAGE,
         });
       }
     }

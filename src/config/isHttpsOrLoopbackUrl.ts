@@ -1,13 +1,2 @@
-import { isLoopbackHost } from "./isLoopbackHost.js";
-
-/** True for `https://` URLs, and for `http://` ones whose host is loopback (RELIABILITY.md: outbound URLs). */
-export function isHttpsOrLoopbackUrl(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.protocol === "https:") return true;
-  return url.protocol === "http:" && isLoopbackHost(url.hostname);
-}
+// Moved to common/ (the settings schemas below the middleware use it); kept here for existing importers.
+export { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";

@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { outboundUrl } from "../common/outboundUrl.js";
 
 /** Timeouts of the facilitator calls, written once (RELIABILITY.md: verify 10 s, settle 30 s). */
 export const FACILITATOR_DEFAULTS = {
@@ -16,8 +17,9 @@ export type FacilitatorHeaders = (
 ) => Record<string, string> | Promise<Record<string, string>>;
 
 export const facilitatorSettingsSchema = z.strictObject({
-  url: z.url({ error: "expected the facilitator's base URL" }).meta({
-    description: "Base URL of the x402 facilitator; `/verify`, `/settle` and `/supported` are appended.",
+  url: outboundUrl("the facilitator's base URL").meta({
+    description:
+      "Base URL of the x402 facilitator (`https://`; `http://` on loopback only); `/verify`, `/settle` and `/supported` are appended.",
   }),
   timeoutMs: z
     .number()

@@ -19,7 +19,7 @@ export const redisLedgerSettingsSchema = z.strictObject({
     }),
   keyPrefix: z.string().optional().meta({
     description:
-      "Prefix of the ledger's keys, so several gateways can share one Redis. Default `x402:payment:`.",
+      "Prefix of the ledger's keys, so several gateways can share one Redis. Default `x402:payment:`. Set, sign-in nonces (`{keyPrefix}siwx:nonce:`) and revocations (`{keyPrefix}revoked:`) live under it too.",
   }),
   commandTimeoutMs: z
     .number()

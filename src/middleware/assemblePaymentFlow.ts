@@ -13,6 +13,7 @@ import type { SignInGate } from "../recognition/SignInGate.js";
 import { createSignInGateResolver } from "../recognition/createSignInGateResolver.js";
 import type { SignInGateDeps } from "../recognition/createSignInGate.js";
 import { RedisNonceStore } from "../recognition/RedisNonceStore.js";
+import { redisKeyPrefixes } from "../recognition/redisKeyPrefixes.js";
 import { MemoryRevokedPayers } from "../recognition/MemoryRevokedPayers.js";
 import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
 import type { RevokedPayers } from "../recognition/RevokedPayers.js";
@@ -71,7 +72,13 @@ export function assemblePaymentFlow<R>(
   const ledgerSettings = isPaymentLedger(settings.ledger) ? undefined : settings.ledger;
   // Sign-in nonces live where payments do: in Redis when instances share a Redis ledger.
   const nonceStore =
-    ledgerSettings?.type === "redis" ? new RedisNonceStore({ redis: ledgerSettings.url, logger }) : undefined;
+    ledgerSettings?.type === "redis"
+      ? new RedisNonceStore({
+          redis: ledgerSettings.url,
+          keyPrefix: redisKeyPrefixes(ledgerSettings).nonces,
+          logger,
+        })
+      : undefined;
   const revokedPayers = buildRevokedPayers(settings, routes.routes, ledgerSettings, logger, now);
   const gates = buildSignInGates(routes.routes, settings, {
     fetch: settings.fetch,
@@ -181,7 +188,7 @@ function buildRevokedPayers(
   if (ledgerSettings?.type === "redis") {
     return new RedisRevokedPayers({
       url: ledgerSettings.url,
-      keyPrefix: settings.revocation?.keyPrefix,
+      keyPrefix: redisKeyPrefixes(ledgerSettings, settings.revocation).revoked,
       commandTimeoutMs: ledgerSettings.commandTimeoutMs,
       holdMs,
       now,

@@ -12,6 +12,8 @@ import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { cborSettingsSchema } from "../pricing/cborRouteSettings.js";
 import { assetSchema, PRICING_DEFAULTS, routeSchema } from "../pricing/routeSettings.js";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
+import { outboundUrl } from "../common/outboundUrl.js";
+import { paywallSettingsIssues } from "./paywallSettingsIssues.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";
 import { revocationSettingsSchema } from "../recognition/revocationSettings.js";
@@ -71,7 +73,7 @@ export const paywallSettingsSchema = z.strictObject({
   reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs).meta({
     description: "How long a payment stays reserved while it is verified, served and settled, in ms.",
   }),
-  rpcUrls: z.record(caip2Network, z.url()).default({}).meta({
+  rpcUrls: z.record(caip2Network, outboundUrl("a JSON-RPC URL")).default({}).meta({
     description:
       'JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a payment is answered `503 settlement_unknown` and kept for a retry with the same payment.',
   }),
@@ -118,63 +120,75 @@ export type ErrorEvent = { error: unknown; code: string; route: string | undefin
 const fn = <T>(what: string) =>
   z.custom<T>((value) => typeof value === "function", { error: `expected ${what} (a function)` });
 
-/** Everything `x402()` accepts: the settings plus the objects only code can pass. */
-export const x402OptionsSchema = paywallSettingsSchema.extend({
-  facilitator: z.union(
-    [
-      facilitatorSettingsSchema,
-      z.custom<Facilitator>(isFacilitator),
-      z.custom<FacilitatorClient>(isFacilitatorClient),
-    ],
+/**
+ * `facilitator`: an instance (verify/settle/supported, or an official FacilitatorClient) as given, else
+ * settings checked by their own schema, so a refused URL is reported at `facilitator.url`.
+ */
+const facilitatorOption = z
+  .custom<z.input<typeof facilitatorSettingsSchema> | Facilitator | FacilitatorClient>(
+    (value) => typeof value === "object" && value !== null,
     {
       error:
         "expected { url, timeoutMs? }, an object with verify/settle/supported, or an official FacilitatorClient (verify/settle/getSupported)",
     },
-  ),
-  ledger: z.union([ledgerSettingsSchema, z.custom<PaymentLedger>(isPaymentLedger)]).optional(),
-  logger: z
-    .custom<Logger>(
-      (value) =>
-        typeof value === "object" &&
-        value !== null &&
-        ["info", "warn", "error", "debug"].every(
-          (level) => typeof (value as Record<string, unknown>)[level] === "function",
-        ),
-      { error: "expected a pino-compatible logger (info/warn/error/debug)" },
-    )
-    .optional(),
-  onPaid: fn<(event: PaidEvent) => void>("onPaid").optional(),
-  onError: fn<(event: ErrorEvent) => void>("onError").optional(),
-  observer: z.custom<PaywallObserver>((value) => typeof value === "object" && value !== null).optional(),
-  /** What resolves unknown settlements, instead of the one built from `rpcUrls`. */
-  settlementChecker: z
-    .custom<SettlementChecker>((value) => typeof value === "object" && value !== null)
-    .optional(),
-  /** Revoked payers to use instead of the ones built from `ledger` (memory, or Redis with a Redis ledger). */
-  revokedPayers: z
-    .custom<RevokedPayers>(
-      (value) =>
-        typeof value === "object" &&
-        value !== null &&
-        typeof (value as Partial<RevokedPayers>).revoke === "function" &&
-        typeof (value as Partial<RevokedPayers>).isRevoked === "function",
-      { error: "expected RevokedPayers (revoke, isRevoked, deniedHere, serve, close)" },
-    )
-    .optional(),
-  /** A sign-in gate to use instead of the one built from `recognition` settings. */
-  signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
-  requireTls: z
-    .union([z.boolean(), z.literal("except-loopback"), fn<(req: Request) => boolean>("requireTls")])
-    .default("except-loopback"),
-  /** Clock, in epoch ms (tests move it). */
-  now: fn<() => number>("now").optional(),
-  /** `fetch` used for outbound calls. */
-  fetch: fn<typeof fetch>("fetch").optional(),
-  /** A CBOR facilitator to use instead of `cbor.facilitator` / `facilitator` for CBOR payments. */
-  cborFacilitator: z
-    .custom<CborFacilitator>(isCborFacilitator, { error: "expected verifyCbor/settleCbor" })
-    .optional(),
-});
+  )
+  .transform((value, ctx) => {
+    if (isFacilitator(value) || isFacilitatorClient(value)) return value;
+    const parsed = facilitatorSettingsSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const { path, message } of parsed.error.issues) ctx.addIssue({ code: "custom", path, message });
+    return z.NEVER;
+  });
+
+/** Everything `x402()` accepts: the settings plus the objects only code can pass. */
+export const x402OptionsSchema = paywallSettingsSchema
+  .extend({
+    facilitator: facilitatorOption,
+    ledger: z.union([ledgerSettingsSchema, z.custom<PaymentLedger>(isPaymentLedger)]).optional(),
+    logger: z
+      .custom<Logger>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          ["info", "warn", "error", "debug"].every(
+            (level) => typeof (value as Record<string, unknown>)[level] === "function",
+          ),
+        { error: "expected a pino-compatible logger (info/warn/error/debug)" },
+      )
+      .optional(),
+    onPaid: fn<(event: PaidEvent) => void>("onPaid").optional(),
+    onError: fn<(event: ErrorEvent) => void>("onError").optional(),
+    observer: z.custom<PaywallObserver>((value) => typeof value === "object" && value !== null).optional(),
+    /** What resolves unknown settlements, instead of the one built from `rpcUrls`. */
+    settlementChecker: z
+      .custom<SettlementChecker>((value) => typeof value === "object" && value !== null)
+      .optional(),
+    /** Revoked payers to use instead of the ones built from `ledger` (memory, or Redis with a Redis ledger). */
+    revokedPayers: z
+      .custom<RevokedPayers>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as Partial<RevokedPayers>).revoke === "function" &&
+          typeof (value as Partial<RevokedPayers>).isRevoked === "function",
+        { error: "expected RevokedPayers (revoke, isRevoked, deniedHere, serve, close)" },
+      )
+      .optional(),
+    /** A sign-in gate to use instead of the one built from `recognition` settings. */
+    signInGate: z.custom<SignInGate>((value) => typeof value === "object" && value !== null).optional(),
+    requireTls: z
+      .union([z.boolean(), z.literal("except-loopback"), fn<(req: Request) => boolean>("requireTls")])
+      .default("except-loopback"),
+    /** Clock, in epoch ms (tests move it). */
+    now: fn<() => number>("now").optional(),
+    /** `fetch` used for outbound calls. */
+    fetch: fn<typeof fetch>("fetch").optional(),
+    /** A CBOR facilitator to use instead of `cbor.facilitator` / `facilitator` for CBOR payments. */
+    cborFacilitator: z
+      .custom<CborFacilitator>(isCborFacilitator, { error: "expected verifyCbor/settleCbor" })
+      .optional(),
+  })
+  .superRefine(paywallSettingsIssues);
 export type X402Options = z.input<typeof x402OptionsSchema>;
 export type ResolvedX402Options = z.output<typeof x402OptionsSchema>;
 

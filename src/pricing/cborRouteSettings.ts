@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { outboundUrl } from "../common/outboundUrl.js";
 import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { CURRENCIES } from "../protocol/cbor/profile.js";
 import { decimalIntegerString } from "../protocol/schemas.js";
@@ -56,9 +57,9 @@ export type CborRouteConfig = z.infer<typeof cborRouteSchema>;
 
 /** The CBOR facilitator: where `/verify` and `/settle` go in `application/x402+cbor`. */
 export const cborFacilitatorSettingsSchema = z.strictObject({
-  url: z
-    .url({ error: "expected the CBOR facilitator's base URL" })
-    .meta({ description: "Base URL of the CBOR facilitator (`/verify`, `/settle`, `/supported`)." }),
+  url: outboundUrl("the CBOR facilitator's base URL").meta({
+    description: "Base URL of the CBOR facilitator (`/verify`, `/settle`, `/supported`).",
+  }),
   timeoutMs: z
     .number()
     .int()

@@ -2,7 +2,6 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import helmet from "helmet";
 import type { Logger } from "pino";
 import type { AdminSettings, GatewayConfig } from "../config/gatewayConfigSchema.js";
-import { isLoopbackHost } from "../config/isLoopbackHost.js";
 import type { PaywallRequestInfo } from "../middleware/PaywallObserver.js";
 import { sendError } from "../middleware/respond.js";
 import { nodeRequestFacts } from "../middleware/flow/nodeRequestFacts.js";
@@ -25,6 +24,7 @@ import { metricsRoute } from "./metricsRoute.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
 import { precomputeHeaders } from "./precomputeHeaders.js";
 import { ProxyTrust } from "./ProxyTrust.js";
+import { gatewayRequiresTls } from "./gatewayRequiresTls.js";
 import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
 import { routedPath, serveLocalRoutes, type LocalRoute } from "./serveLocalRoutes.js";
 
@@ -82,8 +82,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const logger = deps.logger ?? createGatewayLogger(config.logging.level);
   const metrics = createGatewayMetrics();
   const fetchImpl = deps.fetch ?? fetch;
-  const loopbackListener = isLoopbackHost(config.listen.host);
-  const tls = config.listen.tls !== undefined;
   const drain: DrainState = { draining: false };
 
   const {
@@ -105,8 +103,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     logger: logger.child({ component: "x402" }),
     observer: metrics.observer,
     fetch: deps.fetch,
-    // Plain HTTP is fine on a loopback listener, or when a trusted proxy says the client used HTTPS.
-    requireTls: (req) => !tls && !loopbackListener && trust.protocol(req) !== "https",
+    requireTls: gatewayRequiresTls(config, trust),
     ...deps.paywallOverrides,
   });
 

@@ -3,6 +3,8 @@ import { createServer as createHttpServer, type Server, type ServerResponse } fr
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Gateway } from "./createGateway.js";
+import { ConfigError } from "../config/ConfigError.js";
+import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js";
 
 export interface RunningGateway {
   /** Base URL clients can use (a wildcard host is shown as loopback). */
@@ -19,6 +21,11 @@ export interface RunningGateway {
 export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
   const { app, logger, paywall, drain } = gateway;
   const { listen, limits, upstreams } = gateway.config;
+  // The config's schema refuses this too; a host set after loading (serve --host) is checked here.
+  const plainHttp = plainHttpListenerProblem(gateway.config);
+  if (plainHttp !== undefined) {
+    throw new ConfigError([{ file: "(gateway config)", path: "listen.host", message: plainHttp }]);
+  }
   const options = {
     maxHeaderSize: limits.maxHeaderBytes,
     headersTimeout: limits.headersTimeoutMs,

@@ -1,11 +1,12 @@
 import { Redis } from "ioredis";
 import type { Logger } from "../common/Logger.js";
 import type { NonceStore } from "./NonceStore.js";
+import { NONCE_KEY_PREFIX } from "./redisKeyPrefixes.js";
 
 export interface RedisNonceStoreOptions {
   /** A connected ioredis client (shared with the ledger), or a `redis://` URL to connect to. */
   redis: Redis | string;
-  /** Prefix of the keys; default `x402:siwx:nonce:`. */
+  /** Prefix of the keys; default `x402:siwx:nonce:` (x402() and the gateway derive it from `ledger.keyPrefix`). */
   keyPrefix?: string;
   /** Where connection errors of a client this store opened are reported (commands fail on their own). */
   logger?: Logger;
@@ -26,7 +27,7 @@ export class RedisNonceStore implements NonceStore {
       typeof options.redis === "string"
         ? new Redis(options.redis, { lazyConnect: true, maxRetriesPerRequest: 1 })
         : options.redis;
-    this.keyPrefix = options.keyPrefix ?? "x402:siwx:nonce:";
+    this.keyPrefix = options.keyPrefix ?? NONCE_KEY_PREFIX;
     if (this.ownsClient) {
       const logger = options.logger;
       this.redis.on("error", (error: Error) =>

@@ -10,19 +10,27 @@ export const MAX_SIGNED_REVOCATION_CHARS = 16 * 1024;
  * the refunded receipt as proof. An unknown field is refused rather than ignored.
  */
 export interface RevocationRequest {
-  /** The payer's EVM address (0x + 40 hex digits, any case): the address recognition knows. */
+  /**
+   * The payer: an EVM address (0x + 40 hex digits, any case), the address recognition knows; or an
+   * x402+cbor payer id (`ed25519:<64 hex>`, `ml-dsa-65:<64 hex>`), the payer a signed revocation names.
+   */
   payer: string;
   /** Why (e.g. `refund`): logged, at most 200 printable characters. */
   reason?: string | undefined;
   /**
    * Base64 of a facilitator's signed `revokes` claim (x402+cbor v0.3, see `revokeReceipt`): checked
-   * against `revocation.trustedSigners` and logged with the receipt it revokes.
+   * against `revocation.trustedSigners`, and its subject must be `payer` (else nothing is revoked).
    */
   revocation?: string | undefined;
 }
 
 export const revocationRequestSchema = z.strictObject({
-  payer: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an EVM address (0x + 40 hex digits)"),
+  payer: z
+    .string()
+    .regex(
+      /^(?:0x[0-9a-fA-F]{40}|(?:ed25519|ml-dsa-65):[0-9a-fA-F]{64})$/,
+      "expected an EVM address (0x + 40 hex digits) or an x402+cbor payer id (ed25519:<64 hex> or ml-dsa-65:<64 hex>)",
+    ),
   reason: z
     .string()
     .min(1)

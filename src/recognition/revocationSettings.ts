@@ -18,7 +18,7 @@ export const revocationSettingsSchema = z.strictObject({
   }),
   keyPrefix: z.string().min(1).optional().meta({
     description:
-      "With a Redis ledger: prefix of the shared revocation set (`{prefix}payers`) and channel (`{prefix}events`). Default `x402:revoked:`.",
+      "With a Redis ledger: prefix of the shared revocation set (`{prefix}payers`) and channel (`{prefix}events`). Default `{ledger.keyPrefix}revoked:`, or `x402:revoked:` when the ledger has no `keyPrefix`.",
   }),
   trustedSigners: publicKeyListSchema(
     "Facilitator receipt keys (public keys in hex) whose signed `revokes` claims a revocation may carry as proof of the refund (`revocation` field). Default none: a revocation that carries one is refused.",

@@ -16,6 +16,8 @@ export interface RevocationEvidence {
   revokedAt: string;
   /** The facilitator key that signed it, as `ed25519:<sha256 hex>`. */
   signer: string;
+  /** The refunded payer it names (the claim's subject), as `ed25519:<sha256 hex>`: the payer revoked. */
+  payer: string;
 }
 
 /** What a revocation answers once the payer is dropped here and (with Redis) shared. */
@@ -43,6 +45,14 @@ export async function revokePayer(
 ): Promise<RevocationReceipt> {
   const { payer, reason, revocation } = parseRevocationRequest(request);
   const evidence = revocation === undefined ? undefined : checkSignedRevocation(revocation, trustedSigners);
+  // Proof of one payer's refund revokes that payer only: never an address it does not name.
+  if (evidence !== undefined && evidence.payer !== payer.toLowerCase()) {
+    throw new GatewayError(
+      "invalid_revocation",
+      `the signed revocation names payer ${evidence.payer}, not ${payer}: it proves nothing about ${payer}`,
+      { details: { problems: [`revocation: names payer ${evidence.payer}, not the payer revoked`] } },
+    );
+  }
   try {
     const revoked = await revokedPayers.revoke(payer, { reason });
     logger.info(
@@ -93,5 +103,6 @@ function checkSignedRevocation(base64: string, trustedSigners: readonly Uint8Arr
     refund,
     revokedAt: new Date(claim.time * 1000).toISOString(),
     signer: payerIdOf(signer),
+    payer: payerIdOf(claim.subject),
   };
 }

@@ -125,3 +125,67 @@ describe("x402-gateway serve", () => {
     expect(result.stderr).toContain(`${file}:7:10 network: expected a CAIP-2 network id such as eip155:8453`);
   });
 });
+
+describe("start-up checks of check-config and serve", () => {
+  const recognizing = (upstreamUrl: string) =>
+    `${config(upstreamUrl)}publicUrl: https://api.test
+recognition:
+  rpcUrl: http://127.0.0.1:9
+  contract: "0x1"
+`;
+
+  it("refuses a non-loopback plain-HTTP listener, naming listen.host, from the file and from --host", async () => {
+    const file = await configFile(
+      "open.yaml",
+      config(upstream.url).replace("host: 127.0.0.1", "host: 0.0.0.0"),
+    );
+    const checked = await runCli(CLI, ["check-config", file]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(
+      new RegExp(
+        `${file}:2:9 listen\\.host: 0\\.0\\.0\\.0 is not a loopback address and listen\\.tls is unset`,
+      ),
+    );
+    expect(checked.stderr).toContain("listen.allowPlainHttp: true");
+
+    const loopback = await configFile("loopback.yaml", config(upstream.url));
+    const served = await runCli(CLI, ["serve", "--config", loopback, "--host", "0.0.0.0"]);
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain(`${loopback} listen.host (--host): 0.0.0.0 is not a loopback address`);
+    expect(served.stdout).not.toContain("listening");
+
+    // Said on purpose: it starts.
+    const allowed = await configFile(
+      "allowed.yaml",
+      config(upstream.url).replace("host: 127.0.0.1", "host: 0.0.0.0\n  allowPlainHttp: true"),
+    );
+    expect((await runCli(CLI, ["check-config", allowed])).code).toBe(0);
+  });
+
+  it("warns that recognition with a memory ledger is one instance's only, in check-config and at serve start-up", async () => {
+    const file = await configFile("recognizing.yaml", recognizing(upstream.url));
+    const checked = await runCli(CLI, ["check-config", file]);
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toContain(`${file}: warning: recognition runs with ledger.type memory`);
+
+    const child = spawnCli(CLI, ["serve", "--config", file]);
+    const done = collect(child);
+    await waitForLine(child, /x402-gateway listening on/);
+    child.kill("SIGTERM");
+    const served = await done;
+    expect(served.code).toBe(0);
+    expect(served.stderr).toContain("x402-gateway serve: warning: recognition runs with ledger.type memory");
+
+    const plain = await runCli(CLI, ["check-config", await configFile("plain.yaml", config(upstream.url))]);
+    expect(plain.stderr).toBe("");
+  });
+
+  it("check-config --workers 2 refuses a memory ledger as serve --workers 2 does", async () => {
+    const file = await configFile("workers.yaml", config(upstream.url));
+    const checked = await runCli(CLI, ["check-config", file, "--workers", "2"]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toContain(`${file}: --workers 2 needs a shared ledger: set ledger: { type: redis`);
+    expect((await runCli(CLI, ["check-config", file, "--workers", "1"])).code).toBe(0);
+    expect((await runCli(CLI, ["check-config", file, "--workers", "none"])).code).toBe(2);
+  });
+});

@@ -33,7 +33,7 @@ function problemsOf(text: string, env: Record<string, string> = {}): string[] {
 describe("parseConfig", () => {
   it("fills every default once", () => {
     const config = parseConfig(valid, { file: FILE, env: {} });
-    expect(config.listen).toEqual({ host: "127.0.0.1", port: 0 });
+    expect(config.listen).toEqual({ host: "127.0.0.1", port: 0, allowPlainHttp: false });
     expect(config.limits).toEqual({
       maxBodyBytes: 1048576,
       maxHeaderBytes: 65536,
@@ -96,7 +96,7 @@ describe("parseConfig", () => {
       .replace("price: $0.001", "price: $0.0x1")
       .replace("port: 0", "port: 0\n  hots: x\n  tls: {}");
     expect(problemsOf(text)).toEqual([
-      'gateway.yaml:3:3 listen.hots: unknown key "hots"; expected one of: host, port, tls',
+      'gateway.yaml:3:3 listen.hots: unknown key "hots"; expected one of: host, port, tls, allowPlainHttp',
       "gateway.yaml:4:3 listen.tls.certFile: missing required key (expected string)",
       "gateway.yaml:4:3 listen.tls.keyFile: missing required key (expected string)",
       'gateway.yaml:13:12 routes["GET /api/apy"].price: expected a money string ("$0.01") or { amount, asset, extra }',

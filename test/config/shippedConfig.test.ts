@@ -42,5 +42,11 @@ describe("config/gateway.yaml", () => {
     const gated = buildRouteTable(config).routes.filter((route) => route.cbor?.acceptsHumanityGate);
     expect(gated.map((route) => route.key)).toEqual(["GET /api/metrics/validator"]);
     expect(gated[0]?.cbor?.humanityIssuers).toEqual([demoHumanityIssuer().publicKey]);
+    // Humans only: no JSON offer, whose payment could not carry a humanity claim.
+    expect(gated[0]?.requirements).toEqual([]);
+    const lines = formatPricedRoutes(buildRouteTable(config).routes, (amount) => amount, "TestUSDC");
+    expect(lines.find((line) => line.trim().startsWith("GET /api/metrics/validator "))).toMatch(
+      /^ +GET \/api\/metrics\/validator +x402\+cbor 1000 USDC units \(humans only\) only +runs, settles on 2xx$/,
+    );
   });
 });

@@ -5,12 +5,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import {
-  createSIWxClientHook,
-  createSIWxPayload,
-  encodeSIWxHeader,
-  type SIWxExtensionInfo,
-} from "@x402/extensions/sign-in-with-x";
+import { createSIWxClientHook } from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { x402 } from "../../src/middleware/x402.js";
 import type { PaywallOutcome } from "../../src/middleware/PaywallObserver.js";
@@ -21,6 +16,7 @@ import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facil
 import { PAY_TO } from "../support/payments.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
+import { siwxSignIn } from "../support/siwxSignIn.js";
 
 // Public anvil dev keys: they only sign here; nothing reaches a chain.
 const recognizedPayer = privateKeyToAccount(
@@ -99,18 +95,7 @@ function officialClient(account: PrivateKeyAccount) {
 async function signIn(account: PrivateKeyAccount, path = "/api/report"): Promise<string> {
   const offer = await fetch(`${baseUrl}${path}`);
   expect(offer.status).toBe(402);
-  const required = decodePaymentRequiredHeader(offer.headers.get("payment-required") ?? "");
-  const extension = required.extensions?.["sign-in-with-x"] as {
-    info: SIWxExtensionInfo;
-    supportedChains: Array<{ chainId: string; type: "eip191" }>;
-  };
-  const chain = extension.supportedChains[0]!;
-  const payload = await createSIWxPayload(
-    { ...extension.info, chainId: chain.chainId, type: chain.type },
-    account,
-    `${baseUrl}${path}`,
-  );
-  return encodeSIWxHeader(payload);
+  return (await siwxSignIn(offer.headers.get("payment-required") ?? "", account, `${baseUrl}${path}`)).header;
 }
 
 /** GET with exactly these headers (Host included), so the test controls what the gateway sees. */

@@ -14,6 +14,7 @@ import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facil
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 import { signInHeader } from "../reliability/support/signIn.js";
 import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
+import { parseRevocationRequest } from "../../src/recognition/parseRevocationRequest.js";
 
 // A refund's signed revocation (x402+cbor v0.3 `revokes` claim) carried to the admin endpoint as proof:
 // accepted only from a facilitator key in revocation.trustedSigners; a refused one revokes nothing.
@@ -102,22 +103,46 @@ function freshPayer() {
 }
 
 describe("a signed revocation carried to the admin endpoint", () => {
-  it("from a trusted facilitator key: revokes, and answers what it proves", async () => {
-    const payer = freshPayer();
-    expect(await signInStatus(trusting, payer)).toBe(200);
+  it("from a trusted facilitator key: revokes the payer it names, and answers what it proves", async () => {
     const { receipt, base64 } = refunded();
-    const response = await revoke(trusting, { payer: payer.address, reason: "refund", revocation: base64 });
+    const named = payerIdOf(cborPayer.publicKey);
+    const response = await revoke(trusting, {
+      payer: named.toUpperCase().replace("ED25519", "ed25519"),
+      reason: "refund",
+      revocation: base64,
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       revoked: true,
-      payer: payer.address.toLowerCase(),
+      payer: named,
       evidence: {
         receipt: receiptDigest(receipt),
         refund: "2500 USDC",
         revokedAt: new Date(1_795_000_600_000).toISOString(),
         signer: payerIdOf(facilitatorKey.publicKey),
+        payer: named,
       },
     });
+  });
+
+  it("refuses, and revokes nothing, a proof about another payer than the one revoked", async () => {
+    const payer = freshPayer();
+    expect(await signInStatus(trusting, payer)).toBe(200);
+    const { base64 } = refunded();
+    const named = payerIdOf(cborPayer.publicKey);
+    for (const other of [payer.address, payerIdOf(otherKey.publicKey)]) {
+      const response = await revoke(trusting, { payer: other, reason: "refund", revocation: base64 });
+      expect(response.status, other).toBe(400);
+      const body = (await response.json()) as { error: string; details: { problems: string[] } };
+      expect(body.error, other).toBe("invalid_revocation");
+      expect(body.details.problems, other).toEqual([
+        `revocation: names payer ${named}, not the payer revoked`,
+      ]);
+    }
+    // The address is still let in: the refused revocation revoked nothing.
+    expect(await signInStatus(trusting, payer)).toBe(200);
+    // Without a proof, the operator may still revoke the address on its own word.
+    expect((await revoke(trusting, { payer: payer.address, reason: "refund" })).status).toBe(200);
     expect(await signInStatus(trusting, payer)).toBe(402);
   });
 
@@ -175,5 +200,35 @@ describe("a signed revocation carried to the admin endpoint", () => {
       expect(((await response.json()) as { error: string }).error).toBe("invalid_revocation");
     }
     expect(await signInStatus(trusting, payer)).toBe(200);
+  });
+});
+
+describe("parseRevocationRequest: the payer a signed revocation can name", () => {
+  it("takes exactly ed25519:/ml-dsa-65: followed by 64 hex digits besides EVM addresses", () => {
+    const prefix = fc.constantFrom("ed25519:", "ml-dsa-65:", "ED25519:", "rsa:", "ed25519", "");
+    fc.assert(
+      fc.property(
+        prefix,
+        fc.string({ unit: fc.constantFrom(..."0123456789abcdefABCDEFgx:"), maxLength: 70 }),
+        (head, tail) => {
+          const payer = `${head}${tail}`;
+          const valid = /^(ed25519|ml-dsa-65):[0-9a-fA-F]{64}$/.test(payer);
+          let accepted = true;
+          try {
+            parseRevocationRequest({ payer });
+          } catch (error) {
+            accepted = false;
+            expect(error).toMatchObject({ code: "invalid_revocation", status: 400 });
+          }
+          expect(accepted).toBe(valid);
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (key) => {
+        const id = payerIdOf(key);
+        expect(parseRevocationRequest({ payer: id }).payer).toBe(id);
+      }),
+    );
   });
 });

@@ -15,7 +15,9 @@ export function formatPricedRoutes(
     const schemes = [...new Set(route.requirements.map((option) => option.scheme))].join(" or ");
     const json = first ? `${units(first.amount)} ${symbol} (${first.amount} units, ${schemes})` : "";
     const gate = route.cbor?.acceptsHumanityGate ? " (humans only)" : "";
-    const cbor = route.cbor ? ` + x402+cbor ${route.cbor.amount} ${route.cbor.currency} units${gate}` : "";
+    const cbor = route.cbor
+      ? `${json ? " + " : ""}x402+cbor ${route.cbor.amount} ${route.cbor.currency} units${gate}${json ? "" : " only"}`
+      : "";
     return `${json}${cbor}`;
   };
   const priceWidth = Math.max(...routes.map((route) => priceOf(route).length));
