@@ -137,7 +137,7 @@ describe("npm start: the seed's loop end to end", () => {
       const paid = await run(payOnce);
       expect(paid.stdout).toContain("status: 200 OK");
       expect(paid.stdout).toMatch(/transaction: 0x[0-9a-f]{64}/);
-      expect(paid.stdout).toContain('"ownStake"');
+      expect(paid.stdout).toContain('"kind": "APY"');
       expect(await payeeBalance()).toBe(start + 1000n);
 
       // 2. Right after paying: 0x0 (the printed curl, the held-out style check); 0x1 once recorded.
@@ -158,7 +158,7 @@ describe("npm start: the seed's loop end to end", () => {
       expect(signedIn.stdout).toContain(`payer: ${payer}`);
       expect(signedIn.stdout).toContain("status: 200 OK");
       expect(signedIn.stdout).toContain("PAYMENT-SIGNATURE sent: no");
-      expect(signedIn.stdout).toContain('"ownStake"');
+      expect(signedIn.stdout).toContain('"kind": "APY"');
       expect(await payeeBalance()).toBe(start + 1000n);
 
       // A different payer who never paid: 0x0 and 402.

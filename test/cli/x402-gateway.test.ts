@@ -43,7 +43,10 @@ afterAll(async () => {
 describe("x402-gateway check-config", () => {
   it("accepts the default config/gateway.yaml", async () => {
     const result = await runCli(CLI, ["check-config", "config/gateway.yaml"]);
-    expect(result.stderr).toBe("");
+    // The local demo runs one instance with recognition on a memory ledger: warned, and valid.
+    expect(result.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^config\/gateway\.yaml: warning: recognition runs with ledger\.type memory: /),
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/config\/gateway\.yaml: ok — 10 priced routes, 2 upstreams/);
   });
