@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   invalid_path: 400,
   invalid_method_override: 400,
   invalid_header: 400,
+  body_not_allowed: 400,
   invalid_revocation: 400,
   sign_in_rejected: 401,
   admin_unauthorized: 401,

@@ -26,6 +26,7 @@ import { normalizeRequestPath } from "./normalizeRequestPath.js";
 import { precomputeHeaders } from "./precomputeHeaders.js";
 import { ProxyTrust } from "./ProxyTrust.js";
 import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
+import { refuseUnframedBodies } from "./refuseUnframedBodies.js";
 import { routedPath, serveLocalRoutes, type LocalRoute } from "./serveLocalRoutes.js";
 
 /**
@@ -153,6 +154,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     allowCrossOrigin(cors),
     serveLocalRoutes(localRoutes),
     refuseFramingInConnection(),
+    refuseUnframedBodies(),
     normalizeRequestPath(),
     ...createAdmin(adminSettings, paywall, logger, (req) => trust.clientAddress(req)),
     limitRequestBody(limits.maxBodyBytes),
