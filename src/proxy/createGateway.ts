@@ -18,6 +18,7 @@ import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createReadinessProbe } from "./createReadinessProbe.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
+import { sendDeferredContinue } from "./deferredContinue.js";
 import { healthRoutes, type DrainState } from "./healthRoutes.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { listenGateway, type RunningGateway } from "./listenGateway.js";
@@ -159,6 +160,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...createAdmin(adminSettings, paywall, logger, (req) => trust.clientAddress(req)),
     limitRequestBody(limits.maxBodyBytes),
     paywall,
+    sendDeferredContinue(),
     ...proxies,
   );
   const fail = (error: unknown, res: ServerResponse): void => {

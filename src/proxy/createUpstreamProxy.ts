@@ -174,7 +174,7 @@ function prepareForwardedHeaders(req: IncomingMessage, trust: ProxyTrust): void 
   const proto = trust.protocol(req);
   const host = trust.host(req);
   const headers = { ...req.headers };
-  // `Expect` was answered here already (Node sends 100 Continue), so it is not the upstream's to answer.
+  // `Expect` was answered here already (100 Continue once the paywall let the request on), so it is not the upstream's to answer.
   // Method overrides: the upstream must run the method that was priced, not one a header names.
   for (const name of [
     ...hopByHopHeaders(req.headers),

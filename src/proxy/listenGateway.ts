@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type Server, type ServerResponse } fr
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Gateway } from "./createGateway.js";
+import { deferContinue } from "./deferredContinue.js";
 
 export interface RunningGateway {
   /** Base URL clients can use (a wildcard host is shown as loopback). */
@@ -34,6 +35,7 @@ export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
       )
     : createHttpServer(options, app);
   server.maxConnections = limits.maxConnections;
+  deferContinue(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
