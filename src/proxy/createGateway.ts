@@ -8,7 +8,9 @@ import { sendError } from "../middleware/respond.js";
 import { nodeRequestFacts } from "../middleware/flow/nodeRequestFacts.js";
 import { nodePaywall, type X402NodeOptions } from "../middleware/x402Node.js";
 import { GatewayError } from "../protocol/errors.js";
+import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
+import { answerPricedOptions } from "./answerPricedOptions.js";
 import { composeMiddleware, type Middleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createAdminEndpoint } from "./createAdminEndpoint.js";
@@ -77,8 +79,8 @@ export interface Gateway {
 
 /**
  * The standalone gateway, a plain `node:http` pipeline: access log and metrics, drain, security headers,
- * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, and the
- * upstream proxies (longest prefix first); `404 not_found` when none serves the path.
+ * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, OPTIONS on
+ * priced paths, and the upstream proxies (longest prefix first); `404 not_found` when none serves the path.
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const logger = deps.logger ?? createGatewayLogger(config.logging.level);
@@ -160,6 +162,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...createAdmin(adminSettings, paywall, logger, (req) => trust.clientAddress(req)),
     limitRequestBody(limits.maxBodyBytes),
     paywall,
+    answerPricedOptions(buildRouteTable(config)),
     sendDeferredContinue(),
     ...proxies,
   );
