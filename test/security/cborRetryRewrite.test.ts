@@ -9,6 +9,7 @@ const CBOR = "application/x402+cbor";
 const routes = buildRouteTable({
   payTo: PAY_TO,
   network: "eip155:84532",
+  maxTimeoutSeconds: 60,
   routes: {
     "GET /api/apy": { cbor: { currency: "USDC", amount: "1000", merchantPseudonym: "merchant:retry" } },
   },
