@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { PricedRoute, RouteMatch } from "../pricing/RouteTable.js";
+import { hasBody } from "./hasBody.js";
 import { PAYMENT_SIGNATURE } from "../protocol/headers.js";
 import { negotiatePaymentFormat, type PaymentFormat } from "../protocol/negotiatePaymentFormat.js";
 import { preferredOfferFormat } from "../protocol/preferredOfferFormat.js";
@@ -34,20 +35,17 @@ export function wantsCbor(
   return route.requirements.length === 0 || preferredOfferFormat(req.headers.accept) === "cbor";
 }
 
-/** The payment's media type describes the headers, not a body: the resource is requested without one. */
+/**
+ * The payment's media type describes the headers, not a body: a body-less request carrying it (the paid
+ * retry) reaches the resource without it. The framing headers are never touched: dropping them would
+ * forward a body unframed, and the upstream would read it as further requests (issue 20, item 1).
+ */
 export function dropPaymentContentType(req: { headers: IncomingHttpHeaders }): void {
-  if (isCborContentType(req)) {
-    delete req.headers["content-type"];
-    delete req.headers["content-length"];
-    delete req.headers["transfer-encoding"];
-  }
+  if (isCborContentType(req) && !hasBody(req.headers)) delete req.headers["content-type"];
 }
 
 function isCborRetry(req: { headers: IncomingHttpHeaders }): boolean {
-  const length = req.headers["content-length"];
-  const emptyBody =
-    (length === undefined || length === "0") && req.headers["transfer-encoding"] === undefined;
-  return emptyBody && req.headers[PAYMENT_SIGNATURE] !== undefined && isCborContentType(req);
+  return !hasBody(req.headers) && req.headers[PAYMENT_SIGNATURE] !== undefined && isCborContentType(req);
 }
 
 function isCborContentType(req: { headers: IncomingHttpHeaders }): boolean {

@@ -1,12 +1,13 @@
 import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
+import { STANDARD_METHODS } from "../pricing/compileRoutePattern.js";
 import { GatewayError } from "../protocol/errors.js";
+import { allowedMethods } from "./allowedMethods.js";
 import { matchWithCborRetry } from "./cborRouting.js";
 import { isNormalized } from "./normalizedRequests.js";
-import { headerOf } from "./requestParts.js";
+import { refuseOverrides } from "./refuseOverrides.js";
 import type { RequestFacts } from "./flow/RequestFacts.js";
 
-/** Headers some frameworks and upstreams read as the request's real method. */
-export const METHOD_OVERRIDE_HEADERS = ["x-http-method-override", "x-http-method", "x-method-override"];
+export { METHOD_OVERRIDE_HEADERS } from "./refuseOverrides.js";
 
 export type PricedRequestMatch =
   | { kind: "free" }
@@ -15,8 +16,10 @@ export type PricedRequestMatch =
 
 /**
  * Price a request by its path, refusing what another reading could price differently: an ambiguous or
- * lenient spelling of the path (`400 invalid_path`), or a method override header (honoured by some apps
- * and upstreams) naming a method priced otherwise (`400 invalid_method_override`).
+ * lenient spelling of the path (`400 invalid_path`), a method or path override (see
+ * {@link refuseOverrides}) that some apps and upstreams honour, or an extension
+ * method no route names on a path some route prices (`405 method_not_allowed` with `Allow`: servers
+ * that ignore the method would serve the priced resource).
  */
 export function matchPricedRequest(
   routes: RouteTable,
@@ -37,23 +40,17 @@ export function matchPricedRequest(
     );
     return { kind: "invalid", error };
   }
-  for (const name of METHOD_OVERRIDE_HEADERS) {
-    const value = headerOf(req, name);
-    if (value === undefined) continue;
-    for (const method of value.split(",").map((part) => part.trim().toUpperCase())) {
-      if (method === "" || method === req.method.toUpperCase()) continue;
-      const other = matchAs(method);
-      const same =
-        other.kind === match.kind &&
-        (other.kind !== "priced" || match.kind !== "priced" || other.route === match.route);
-      if (!same) {
-        const error = new GatewayError(
-          "invalid_method_override",
-          `${name} names ${method}, which is priced differently from ${req.method}: send the request with its real method`,
-          { details: { header: name, method } },
-        );
-        return { kind: "invalid", error };
-      }
+  const override = refuseOverrides(routes, req, pathname, match, matchAs, options);
+  if (override !== undefined) return { kind: "invalid", error: override };
+  if (match.kind === "free" && !STANDARD_METHODS.includes(req.method.toUpperCase())) {
+    const allow = allowedMethods(routes, matchAs);
+    if (allow !== undefined) {
+      const error = new GatewayError(
+        "method_not_allowed",
+        `${req.method} is not allowed on a priced path (no route names it): use one of ${allow.join(", ")}`,
+        { details: { method: req.method }, headers: { Allow: allow.join(", ") } },
+      );
+      return { kind: "invalid", error };
     }
   }
   return match;

@@ -103,6 +103,7 @@ export function addVary(res: ServerResponse, field: string): void {
 /** Answer with the one flat error body `{ error, message, details }`. */
 export function sendError(res: ServerResponse, error: GatewayError): void {
   if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   res.setHeader("Cache-Control", "no-store");
   sendJson(res, error.status, error.toBody());
 }

@@ -1,3 +1,4 @@
+import { METHODS as NODE_METHODS } from "node:http";
 import { BaseError } from "../common/BaseError.js";
 
 /** A route key compiled for matching: `"GET /api/metrics/:userAddress"`, `"/files/*"`. */
@@ -22,7 +23,19 @@ export class RouteKeyError extends BaseError {
   }
 }
 
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The methods every route table knows: others (TRACE, PURGE, PROPFIND…) are refused on priced paths unless a route names them. */
+export const STANDARD_METHODS: readonly string[] = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+];
+
+/** What a route key may name: any method Node's parser accepts, except CONNECT (a tunnel, never routed). */
+const METHODS = new Set(NODE_METHODS.filter((method) => method !== "CONNECT"));
 
 export function compileRoutePattern(key: string): RoutePattern {
   const parts = key.trim().split(/\s+/);

@@ -15,10 +15,18 @@ const TRANSFORMS: ReadonlyArray<(path: string) => string> = [
   (path) => path.normalize("NFKC"),
   // Backslash as a separator.
   (path) => path.replace(/\\/g, "/"),
+  // Whitespace around a segment dropped: a decoded tab, CR or LF (Spring's trimTokens).
+  (path) => path.replace(/[^/]+/g, (segment) => segment.trim()),
+  // A format suffix on the last segment: `/api/secret.json` is `/api/secret` (Rails `(.:format)`)…
+  (path) => path.replace(/([^/.])\.[^/.]*$/, "$1"),
+  // …and everything from its first dot (Spring suffix matching: `/api/secret.*` takes `secret..a.b`).
+  (path) => path.replace(/([^/.])\.[^/]*$/, "$1"),
+  // Overlong UTF-8 escapes read as the ASCII they spell (`%c0%af` → `/`, `%c0%ae` → `.`): old decoders.
+  decodeOverlong,
 ];
 
-/** Characters without which no transformation above can change a path (matching already ignores case). */
-const SUSPICIOUS = /[%;\\\s\0#?]|[. ](?:\/|$)|[^\x20-\x7e]/;
+/** Characters without which no transformation above can change a path (matching already ignores case); a dot in the last segment is a format suffix. */
+const SUSPICIOUS = /[%;\\\s\0#?]|[. ](?:\/|$)|\.[^/]*$|[^\x20-\x7e]/;
 
 /** More readings than this: the path is treated as hostile. */
 export const MAX_READINGS = 256;
@@ -73,4 +81,16 @@ function decodeOnce(path: string): string {
     }
     return out;
   });
+}
+
+/** `%C0%AF`-style two-byte and `%E0%80%AF`-style three-byte overlong escapes, decoded to their ASCII character. */
+function decodeOverlong(path: string): string {
+  if (!/%(?:c[01]|e0)/i.test(path)) return path;
+  return path
+    .replace(/%(c[01])%([89ab][0-9a-f])/gi, (_, lead: string, tail: string) =>
+      String.fromCharCode(((parseInt(lead, 16) & 0x1f) << 6) | (parseInt(tail, 16) & 0x3f)),
+    )
+    .replace(/%e0%([89][0-9a-f])%([89ab][0-9a-f])/gi, (_, middle: string, tail: string) =>
+      String.fromCharCode(((parseInt(middle, 16) & 0x3f) << 6) | (parseInt(tail, 16) & 0x3f)),
+    );
 }

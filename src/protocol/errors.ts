@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   invalid_path: 400,
   invalid_method_override: 400,
   invalid_header: 400,
+  body_not_allowed: 400,
   invalid_revocation: 400,
   sign_in_rejected: 401,
   admin_unauthorized: 401,
@@ -53,6 +54,8 @@ export interface GatewayErrorOptions {
   cause?: unknown;
   /** Seconds a client should wait before retrying; sent as `Retry-After`. */
   retryAfterSeconds?: number;
+  /** Response headers the answer must carry (`Allow` on a 405). */
+  headers?: Record<string, string>;
 }
 
 /** Base of every error the gateway answers with. `code` is the stable wire code; `message` is one actionable line. */
@@ -60,11 +63,13 @@ export class GatewayError extends BaseError {
   declare readonly code: ErrorCode;
   readonly status: number;
   readonly retryAfterSeconds: number | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(code, message, { ...options, docsPath: "docs/errors.md" });
     this.status = ERROR_STATUS[code];
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers;
   }
 
   /** The flat error body every non-402 error is sent as. */

@@ -10,10 +10,12 @@ const NAMED_RANGES: Record<string, string[]> = {
   uniquelocal: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
 };
 
-/** The first comma-separated value of a header, trimmed (`X-Forwarded-Proto: https, http` → `https`). */
-function firstValue(value: string): string {
-  const comma = value.indexOf(",");
-  return (comma === -1 ? value : value.slice(0, comma)).trim();
+/**
+ * The last comma-separated value of a header, trimmed (`X-Forwarded-Proto: https, http` → `http`): the
+ * one the trusted hop appended; what comes before it is what that hop's own client claimed.
+ */
+function lastValue(value: string): string {
+  return value.slice(value.lastIndexOf(",") + 1).trim();
 }
 
 const SPACES_AROUND = /^ +| +$/g;
@@ -103,12 +105,13 @@ export class ProxyTrust implements PeerReading {
     return address;
   }
 
-  /** `https` over TLS; from a trusted proxy, what its `X-Forwarded-Proto` says; else `http`. */
+  /** `https` over TLS; from a trusted proxy, the value its `X-Forwarded-Proto` ends with; else `http`. */
   protocol(req: IncomingMessage): string {
     const own = (req.socket as Partial<TLSSocket>).encrypted === true ? "https" : "http";
     if (this.v4 === undefined || !this.trusts(req.socket.remoteAddress)) return own;
     const header = req.headers["x-forwarded-proto"];
-    return typeof header === "string" && header !== "" ? firstValue(header) : own;
+    const value = typeof header === "string" ? lastValue(header) : "";
+    return value !== "" ? value : own;
   }
 
   /** The host the client asked for: a trusted proxy's `X-Forwarded-Host`, else `Host`. */

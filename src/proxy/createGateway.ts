@@ -7,7 +7,9 @@ import { sendError } from "../middleware/respond.js";
 import { nodeRequestFacts } from "../middleware/flow/nodeRequestFacts.js";
 import { nodePaywall, type X402NodeOptions } from "../middleware/x402Node.js";
 import { GatewayError } from "../protocol/errors.js";
+import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { allowCrossOrigin } from "./allowCrossOrigin.js";
+import { answerPricedOptions } from "./answerPricedOptions.js";
 import { composeMiddleware, type Middleware } from "./composeMiddleware.js";
 import { createAccessLog } from "./createAccessLog.js";
 import { createAdminEndpoint } from "./createAdminEndpoint.js";
@@ -17,6 +19,7 @@ import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createReadinessProbe } from "./createReadinessProbe.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
+import { sendDeferredContinue } from "./deferredContinue.js";
 import { healthRoutes, type DrainState } from "./healthRoutes.js";
 import { limitRequestBody } from "./limitRequestBody.js";
 import { listenGateway, type RunningGateway } from "./listenGateway.js";
@@ -26,6 +29,7 @@ import { precomputeHeaders } from "./precomputeHeaders.js";
 import { ProxyTrust } from "./ProxyTrust.js";
 import { gatewayRequiresTls } from "./gatewayRequiresTls.js";
 import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
+import { refuseUnframedBodies } from "./refuseUnframedBodies.js";
 import { routedPath, serveLocalRoutes, type LocalRoute } from "./serveLocalRoutes.js";
 
 /**
@@ -75,8 +79,8 @@ export interface Gateway {
 
 /**
  * The standalone gateway, a plain `node:http` pipeline: access log and metrics, drain, security headers,
- * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, and the
- * upstream proxies (longest prefix first); `404 not_found` when none serves the path.
+ * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, OPTIONS on
+ * priced paths, and the upstream proxies (longest prefix first); `404 not_found` when none serves the path.
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const logger = deps.logger ?? createGatewayLogger(config.logging.level);
@@ -150,10 +154,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     allowCrossOrigin(cors),
     serveLocalRoutes(localRoutes),
     refuseFramingInConnection(),
+    refuseUnframedBodies(),
     normalizeRequestPath(),
     ...createAdmin(adminSettings, paywall, logger, (req) => trust.clientAddress(req)),
     limitRequestBody(limits.maxBodyBytes),
     paywall,
+    answerPricedOptions(buildRouteTable(config)),
+    sendDeferredContinue(),
     ...proxies,
   );
   const fail = (error: unknown, res: ServerResponse): void => {

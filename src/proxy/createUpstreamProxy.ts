@@ -5,7 +5,7 @@ import { parse as parseLegacyUrl } from "node:url";
 import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
-import { METHOD_OVERRIDE_HEADERS } from "../middleware/matchPricedRequest.js";
+import { METHOD_OVERRIDE_HEADERS, PATH_OVERRIDE_HEADERS } from "../middleware/refuseOverrides.js";
 import { sendError } from "../middleware/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import {
@@ -174,7 +174,7 @@ function prepareForwardedHeaders(req: IncomingMessage, trust: ProxyTrust): void 
   const proto = trust.protocol(req);
   const host = trust.host(req);
   const headers = { ...req.headers };
-  // `Expect` was answered here already (Node sends 100 Continue), so it is not the upstream's to answer.
+  // `Expect` was answered here already (100 Continue once the paywall let the request on), so it is not the upstream's to answer.
   // Method overrides: the upstream must run the method that was priced, not one a header names.
   for (const name of [
     ...hopByHopHeaders(req.headers),
@@ -183,8 +183,9 @@ function prepareForwardedHeaders(req: IncomingMessage, trust: ProxyTrust): void 
     "expect",
   ])
     delete headers[name];
-  // Other client-IP headers are believed by some upstreams: from an untrusted client they are lies.
-  if (!trusted) for (const name of CLIENT_IP_HEADERS) delete headers[name];
+  // Other client-IP headers, and the path rewrites IIS/Symfony/Spring honour, are believed by some
+  // upstreams: from an untrusted client they are lies.
+  if (!trusted) for (const name of [...CLIENT_IP_HEADERS, ...PATH_OVERRIDE_HEADERS]) delete headers[name];
   headers["x-real-ip"] =
     trusted && typeof req.headers["x-real-ip"] === "string"
       ? req.headers["x-real-ip"]

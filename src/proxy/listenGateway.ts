@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Gateway } from "./createGateway.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js";
+import { deferContinue } from "./deferredContinue.js";
 
 export interface RunningGateway {
   /** Base URL clients can use (a wildcard host is shown as loopback). */
@@ -41,6 +42,7 @@ export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
       )
     : createHttpServer(options, app);
   server.maxConnections = limits.maxConnections;
+  deferContinue(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {

@@ -49,13 +49,19 @@ describe("lenientReadings", () => {
     expect(lenientReadings(path)?.has(reading)).toBe(true);
   });
 
-  it("leaves ordinary paths alone (one reading: the path itself)", () => {
+  it("leaves ordinary paths alone (one reading: the path itself; with a dot in the last segment, also without its format suffix)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.stringMatching(/^[A-Za-z0-9_~-][A-Za-z0-9._~-]*[A-Za-z0-9_~-]$/), { maxLength: 6 }),
-        (segments) => {
-          const path = `/${segments.join("/")}`;
-          expect([...(lenientReadings(path) ?? [])]).toEqual([path]);
+        fc.array(fc.stringMatching(/^[A-Za-z0-9_~-][A-Za-z0-9._~-]*[A-Za-z0-9_~-]$/), { maxLength: 5 }),
+        fc.stringMatching(/^[A-Za-z0-9_~-]+$/),
+        fc.option(fc.stringMatching(/^[A-Za-z0-9_~-]+$/), { nil: undefined }),
+        (segments, last, suffix) => {
+          const bare = `/${[...segments, last].join("/")}`;
+          expect([...(lenientReadings(bare) ?? [])]).toEqual([bare]);
+          if (suffix === undefined) return;
+          expect([...(lenientReadings(`${bare}.${suffix}`) ?? [])].sort()).toEqual(
+            [bare, `${bare}.${suffix}`].sort(),
+          );
         },
       ),
     );

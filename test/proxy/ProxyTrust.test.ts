@@ -8,6 +8,9 @@ import { ProxyTrust } from "../../src/proxy/ProxyTrust.js";
 /**
  * The gateway used to read the client's address, protocol and host through Express's `trust proxy`;
  * it now reads them itself. Express stays the oracle: the same request, read both ways, must agree.
+ * One deliberate difference: of several `X-Forwarded-Proto` values the gateway reads the right-most,
+ * the one the trusted hop appended (issue 20, item 11); Express reads the first, so the oracle is
+ * given the right-most value alone.
  */
 interface Case {
   trust: string[];
@@ -17,7 +20,10 @@ interface Case {
 }
 
 /** Express's `req.ip`, `req.protocol` and `req.host` for a request from `peer` with `headers`. */
-function expressReading({ trust, peer, encrypted, headers }: Case) {
+function expressReading({ trust, peer, encrypted, headers: given }: Case) {
+  const proto = given["x-forwarded-proto"];
+  const headers =
+    proto === undefined ? given : { ...given, "x-forwarded-proto": proto.split(",").at(-1) as string };
   const app = express();
   app.set("trust proxy", trust.length > 0 ? trust : false);
   const socket = { remoteAddress: peer, encrypted };
@@ -147,11 +153,19 @@ const CORPUS: Array<[string, Case]> = [
     { trust: ["linklocal"], peer: "fe80::1", headers: { "x-forwarded-for": "2001:db8::1" } },
   ],
   [
-    "the first of several protocols, trimmed",
+    "the last of several protocols (the trusted hop's), trimmed",
     {
       trust: ["loopback"],
       peer: "127.0.0.1",
       headers: { "x-forwarded-proto": " https , http" },
+    },
+  ],
+  [
+    "a client's spoofed https before the trusted hop's http",
+    {
+      trust: ["loopback"],
+      peer: "127.0.0.1",
+      headers: { "x-forwarded-proto": "https, http" },
     },
   ],
   [
@@ -201,6 +215,16 @@ describe("ProxyTrust reads a request as Express's trust proxy did", () => {
       expect(reader.trusts(spelling)).toBe(false);
       expect(reader.clientAddress(req)).toBe(spelling);
     }
+  });
+
+  it("X-Forwarded-Proto: https, http from a trusted proxy reads http, the value the proxy appended", () => {
+    const reader = new ProxyTrust(["loopback"]);
+    const req = {
+      headers: { "x-forwarded-proto": "https, http" },
+      socket: { remoteAddress: "127.0.0.1" },
+    } as unknown as IncomingMessage;
+    expect(reader.protocol(req)).toBe("http");
+    expect(nodeRequestFacts(req, reader).secure).toBe(false);
   });
 
   it.each(CORPUS)("%s", (_name, input) => {

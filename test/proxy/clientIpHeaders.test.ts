@@ -10,6 +10,10 @@ const SPOOFED = {
   "True-Client-IP": "6.6.6.6",
   "X-Client-IP": "6.6.6.6",
   "CF-Connecting-IP": "6.6.6.6",
+  // Path rewrites IIS, Symfony and Spring route on (issue 20, item 9); free paths, so the paywall lets them by.
+  "X-Original-URL": "/elsewhere",
+  "X-Rewrite-URL": "/elsewhere",
+  "X-Forwarded-Prefix": "/prefix",
 };
 
 let upstream: TestUpstream;
@@ -33,7 +37,7 @@ async function forwardedHeaders(trustProxy: string[]) {
   return (await next).headers;
 }
 
-describe("gateway: client IP headers (issue 15, item 12)", () => {
+describe("gateway: client IP and path rewrite headers (issue 15 item 12, issue 20 item 9)", () => {
   it("drops Forwarded, True-Client-IP… from an untrusted client and sets X-Real-IP to its address", async () => {
     const headers = await forwardedHeaders([]);
     expect(headers["forwarded"]).toBeUndefined();
@@ -42,11 +46,16 @@ describe("gateway: client IP headers (issue 15, item 12)", () => {
     expect(headers["cf-connecting-ip"]).toBeUndefined();
     expect(headers["x-real-ip"]).toBe("127.0.0.1");
     expect(headers["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(headers["x-original-url"]).toBeUndefined();
+    expect(headers["x-rewrite-url"]).toBeUndefined();
+    expect(headers["x-forwarded-prefix"]).toBeUndefined();
   });
 
   it("keeps them from a trusted proxy", async () => {
     const headers = await forwardedHeaders(["127.0.0.1"]);
     expect(headers["forwarded"]).toBe(SPOOFED.Forwarded);
     expect(headers["x-real-ip"]).toBe("6.6.6.6");
+    expect(headers["x-original-url"]).toBe("/elsewhere");
+    expect(headers["x-forwarded-prefix"]).toBe("/prefix");
   });
 });

@@ -8,10 +8,12 @@ import { rawHttp } from "./support/rawHttp.js";
 import { spellings } from "./support/spellings.js";
 
 interface Case {
-  item: number;
+  /** The issue item: `3` (issue 15) or `"20.9"`. */
+  item: number | string;
   method: string;
   target: string;
   headers?: Record<string, string>;
+  body?: string;
   pricedAt?: string;
 }
 const corpus = JSON.parse(

@@ -33,24 +33,46 @@ const segmentTransforms: Array<fc.Arbitrary<(segment: string) => string>> = [
     return `${s.slice(0, at)}${utf8Escapes(String.fromCharCode(char.charCodeAt(0) + 0xfee0))}${s.slice(at + 1)}`;
   }),
   fc.constant((s: string) => s.toUpperCase()),
+  // Whitespace Spring's trimTokens drops around a segment (issue 20, item 9).
+  fc.tuple(fc.constantFrom("%09", "%0A", "%0D%0A", "%0d", "%20%09"), fc.boolean()).map(
+    ([space, before]) =>
+      (s: string) =>
+        before ? `${space}${s}` : `${s}${space}`,
+  ),
+  // An overlong UTF-8 dot ending a segment (dropped as a trailing dot once decoded).
+  fc.constantFrom("%c0%ae", "%C0%AE").map((suffix) => (s: string) => `${s}${suffix}`),
 ];
 
-/** Spellings of a priced path combining several transformations, plus an optional `#`/`?` tail. */
+/** Spellings of a priced path combining several transformations, a separator, a cut (format suffix…), and an optional `#`/`?` tail. */
 export function spellings(): fc.Arbitrary<{ method: string; target: string }> {
   return fc
     .record({
       resource: fc.constantFrom(...RESOURCES),
       edits: fc.array(fc.tuple(fc.nat(5), fc.oneof(...segmentTransforms)), { minLength: 1, maxLength: 4 }),
       // What ends the path for a lenient reader (raw, decoded, double-decoded), then a real query or fragment.
-      cut: fc.constantFrom("", "", "%00", "%2500", "%23x", "%3Fx", "%2523", "%253F", "%00.json"),
+      cut: fc.constantFrom(
+        "",
+        "",
+        "%00",
+        "%2500",
+        "%23x",
+        "%3Fx",
+        "%2523",
+        "%253F",
+        "%00.json",
+        ".json",
+        ".xml",
+      ),
+      // Overlong UTF-8 `/` between segments (issue 20, item 9).
+      separator: fc.constantFrom("/", "/", "/", "%c0%af", "%C0%AF", "%e0%80%af"),
       tail: fc.constantFrom("", "#", "#frag", "?q=1", "?q=1#f"),
     })
-    .map(({ resource, edits, cut, tail }) => {
+    .map(({ resource, edits, cut, separator, tail }) => {
       const segments = [...resource.segments];
       for (const [index, edit] of edits) {
         const at = index % segments.length;
         segments[at] = edit(segments[at] as string);
       }
-      return { method: resource.method, target: `/${segments.join("/")}${cut}${tail}` };
+      return { method: resource.method, target: `/${segments.join(separator)}${cut}${tail}` };
     });
 }
