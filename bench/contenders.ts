@@ -8,11 +8,11 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import type { FacilitatorClient } from "@x402/core/server";
 import { gatewayConfigSchema } from "../src/config/gatewayConfigSchema.js";
 import type { Facilitator } from "../src/facilitator/Facilitator.js";
-import { x402 } from "../src/middleware/x402.js";
+import { x402 } from "../src/adapters/express.js";
 import { encodeBase64Json } from "../src/protocol/base64Json.js";
 import type { PaymentPayload, PaymentRequirements } from "../src/protocol/schemas.js";
-import { createGateway } from "../src/proxy/createGateway.js";
-import { createGatewayLogger } from "../src/proxy/createGatewayLogger.js";
+import { createGateway } from "../src/gateway/createGateway.js";
+import { createGatewayLogger } from "../src/gateway/createGatewayLogger.js";
 
 /** The one priced route every contender serves, and what it costs. */
 export const ROUTE = "/api/weather";

@@ -8,5 +8,5 @@ export {
   type GatewayDeps,
   type GatewayPaywall,
   type RunningGateway,
-} from "./proxy/createGateway.js";
-export { listenGateway } from "./proxy/listenGateway.js";
+} from "./gateway/createGateway.js";
+export { listenGateway } from "./gateway/listenGateway.js";

@@ -1,22 +1,22 @@
-export { x402, type X402Middleware } from "./middleware/x402.js";
-export { X402OptionsError } from "./middleware/X402OptionsError.js";
-export { x402Node, type X402NodeHandler, type X402NodeOptions } from "./middleware/x402Node.js";
+export { x402, type X402Middleware, type X402Options } from "./adapters/express.js";
+export { X402OptionsError } from "./paywall/X402OptionsError.js";
+export { x402Node, type X402NodeHandler, type X402NodeOptions } from "./adapters/node.js";
 export {
   assemblePaymentFlow,
   type AssembledPaymentFlow,
   type SupportReport,
-} from "./middleware/assemblePaymentFlow.js";
-export type { PaymentFlow } from "./middleware/flow/PaymentFlow.js";
-export type { RequestFacts } from "./middleware/flow/RequestFacts.js";
+} from "./paywall/assemblePaymentFlow.js";
+export type { PaymentFlow } from "./paywall/PaymentFlow.js";
+export type { RequestFacts } from "./paywall/RequestFacts.js";
 export type {
-  X402Options,
+  PaywallOptions,
   PaidEvent,
   ErrorEvent,
   RouteConfig,
   PaywallSettings,
-} from "./middleware/options.js";
+} from "./paywall/options.js";
 export type { Logger } from "./common/Logger.js";
-export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./middleware/PaywallObserver.js";
+export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
 export type { Facilitator } from "./facilitator/Facilitator.js";
 export { fromFacilitatorClient, type FacilitatorClient } from "./facilitator/fromFacilitatorClient.js";

@@ -170,10 +170,10 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
 
   // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
-  const { createGateway } = await import("../proxy/createGateway.js");
-  const { listenGateway } = await import("../proxy/listenGateway.js");
-  const { X402OptionsError } = await import("../middleware/X402OptionsError.js");
-  const { createGatewayLogger } = await import("../proxy/createGatewayLogger.js");
+  const { createGateway } = await import("../gateway/createGateway.js");
+  const { listenGateway } = await import("../gateway/listenGateway.js");
+  const { X402OptionsError } = await import("../paywall/X402OptionsError.js");
+  const { createGatewayLogger } = await import("../gateway/createGatewayLogger.js");
   // A worker's log lines say which worker wrote them.
   const logger = cluster.isWorker
     ? createGatewayLogger(config.logging.level).child({ worker: cluster.worker?.id })

@@ -2,8 +2,8 @@ import { isIP } from "node:net";
 import { z } from "zod/v4";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
-import { paywallSettingsSchema } from "../middleware/options.js";
-import { paywallSettingsIssues } from "../middleware/paywallSettingsIssues.js";
+import { paywallSettingsSchema } from "../paywall/options.js";
+import { paywallSettingsIssues } from "../paywall/paywallSettingsIssues.js";
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
 import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
 import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
@@ -11,7 +11,7 @@ import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
 import { recognitionsOf } from "./recognitionsOf.js";
 
-/** Defaults of the gateway's own keys, written once (the paywall's live in `middleware/options.ts`). */
+/** Defaults of the gateway's own keys, written once (the paywall's live in `paywall/options.ts`). */
 export const GATEWAY_DEFAULTS = {
   host: "127.0.0.1",
   port: 8402,

@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { paywallSettingsSchema } from "../middleware/options.js";
+import { paywallSettingsSchema } from "../paywall/options.js";
 import { buildConfigJsonSchema } from "./buildConfigJsonSchema.js";
 
 interface Node {

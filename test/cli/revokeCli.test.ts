@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
 import { MEMBER_PUBLIC_URL, memberRouteConfig } from "../support/memberRouteConfig.js";
-import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
-import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
+import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
+import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
 import { spawnGateway, type GatewayProcess } from "../../reliability/support/spawnGateway.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 import { signInHeader } from "../reliability/support/signIn.js";
-import { closedPort, startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
+import { closedPort, startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { runCli } from "./support/runCli.js";
 
 const CLI = "src/cli/x402-gateway.ts";

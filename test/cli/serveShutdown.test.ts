@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
-import { startUpstream } from "../proxy/support/startUpstream.js";
+import { startUpstream } from "../gateway/support/startUpstream.js";
 import { collect, spawnCli, waitForLine } from "./support/runCli.js";
 
 let stack: LocalStack;

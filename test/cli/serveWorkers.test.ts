@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentRequired } from "../../src/protocol/schemas.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { evmPayment, header, PAY_TO } from "../support/payments.js";
-import { startUpstream } from "../proxy/support/startUpstream.js";
+import { startUpstream } from "../gateway/support/startUpstream.js";
 import { collect, runCli, spawnCli, waitForLine } from "./support/runCli.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

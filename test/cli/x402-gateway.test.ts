@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
+import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { collect, runCli, spawnCli, waitForLine } from "./support/runCli.js";
 
 const CLI = "src/cli/x402-gateway.ts";

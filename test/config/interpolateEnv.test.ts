@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { interpolateEnv } from "../../src/config/interpolateEnv.js";
-import { isHttpsOrLoopbackUrl } from "../../src/config/isHttpsOrLoopbackUrl.js";
+import { isHttpsOrLoopbackUrl } from "../../src/common/isHttpsOrLoopbackUrl.js";
 
 describe("interpolateEnv", () => {
   const env = { A: "alpha", EMPTY: "" };

@@ -4,8 +4,8 @@ import { getAddress } from "viem";
 import { stringify } from "yaml";
 import { ConfigError } from "../../src/config/ConfigError.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
-import { x402 } from "../../src/middleware/x402.js";
-import { X402OptionsError } from "../../src/middleware/X402OptionsError.js";
+import { x402 } from "../../src/adapters/express.js";
+import { X402OptionsError } from "../../src/paywall/X402OptionsError.js";
 import { payToProblem } from "../../src/pricing/payToProblem.js";
 
 // The same settings go through x402() and the gateway's config loader: both must refuse them alike.

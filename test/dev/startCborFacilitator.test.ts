@@ -13,7 +13,7 @@ import { decodePaymentSignature, encodePaymentSignature } from "../../src/protoc
 import { createSigningKey, payerIdOf } from "../../src/protocol/cbor/signatures.js";
 import { decodeCborSettlementStatus } from "../../src/protocol/cbor/facilitatorMessages.js";
 import { oneGrantDelegation } from "../support/oneGrantDelegation.js";
-import { closedPort } from "../proxy/support/startUpstream.js";
+import { closedPort } from "../gateway/support/startUpstream.js";
 import { decodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { isRevoked } from "../../src/protocol/cbor/revokeReceipt.js";
 import {

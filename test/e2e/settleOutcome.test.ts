@@ -5,10 +5,10 @@ import { x402, type X402Options } from "../../src/index.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { startDelayingFacilitator, type DelayingFacilitator } from "../support/delayingFacilitator.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
-import { createGateway } from "../../src/proxy/createGateway.js";
-import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
-import { gatewayConfig } from "../proxy/support/gatewayConfig.js";
-import { startUpstream } from "../proxy/support/startUpstream.js";
+import { createGateway } from "../../src/gateway/createGateway.js";
+import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
+import { gatewayConfig } from "../gateway/support/gatewayConfig.js";
+import { startUpstream } from "../gateway/support/startUpstream.js";
 import { officialClient, signOfficialPayment } from "./support/officialPayment.js";
 
 const PRICE = 10_000n;

@@ -5,7 +5,7 @@ import { x402 } from "../../src/index.js";
 import { LedgerUnavailableError, RedisPaymentLedger } from "../../src/ledger/RedisPaymentLedger.js";
 import { startFacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, evmPayment, header, usdcRequirements } from "../support/payments.js";
-import { closedPort } from "../proxy/support/startUpstream.js";
+import { closedPort } from "../gateway/support/startUpstream.js";
 import { startCborFacilitator } from "../../src/dev/startCborFacilitator.js";
 import { MemoryPaymentLedger } from "../../src/ledger/MemoryPaymentLedger.js";
 import type { PaymentLedger } from "../../src/ledger/PaymentLedger.js";

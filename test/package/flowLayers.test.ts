@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
-const FLOW = join(SRC, "middleware/flow");
+const CORE = join(SRC, "paywall");
 
 interface Import {
   from: string;
@@ -39,18 +39,18 @@ function runtimeClosure(entry: string): Map<string, Import[]> {
 const isExpress = (from: string) => from === "express" || from.startsWith("express/");
 
 describe("layers: the payment flow does not depend on a framework", () => {
-  const flowFiles = readdirSync(FLOW).map((name) => join(FLOW, name));
+  const flowFiles = readdirSync(CORE).map((name) => join(CORE, name));
 
-  it("no file of the flow core names express, not even for a type", () => {
+  it("no file of the core (paywall/) names express, not even for a type", () => {
     expect(flowFiles.length).toBeGreaterThan(3);
     const offenders = flowFiles.filter((file) => importsOf(file).some(({ from }) => isExpress(from)));
     expect(offenders).toEqual([]);
   });
 
   it.each([
-    ["the flow core", join(FLOW, "PaymentFlow.ts")],
-    ["the node:http adapter", join(SRC, "middleware/x402Node.ts")],
-    ["the standalone gateway", join(SRC, "proxy/createGateway.ts")],
+    ["the flow core", join(CORE, "PaymentFlow.ts")],
+    ["the node:http adapter", join(SRC, "adapters/node.ts")],
+    ["the standalone gateway", join(SRC, "gateway/createGateway.ts")],
   ])("%s loads no express module at run time, directly or through what it imports", (_name, entry) => {
     const closure = runtimeClosure(entry);
     expect(closure.size).toBeGreaterThan(5);
@@ -61,7 +61,7 @@ describe("layers: the payment flow does not depend on a framework", () => {
   });
 
   it("the check can fail: the Express adapter does load express's types, the staking backend its app", () => {
-    const shell = importsOf(join(SRC, "middleware/expressRequestFacts.ts"));
+    const shell = importsOf(join(SRC, "adapters/expressRequestFacts.ts"));
     expect(shell.some(({ from }) => isExpress(from))).toBe(true);
     const staking = [...runtimeClosure(join(SRC, "staking/createStakingBackend.ts"))].filter(([, imports]) =>
       imports.some(({ from, typeOnly }) => !typeOnly && isExpress(from)),

@@ -186,3 +186,15 @@ describe("parseMoney", () => {
     expect(() => parseMoney("-1", 6)).toThrow(/not a money string/);
   });
 });
+
+describe("routable methods", () => {
+  it("are the methods Node's parser accepts, CONNECT aside", async () => {
+    const { METHODS } = await import("node:http");
+    const { ROUTABLE_METHODS } = await import("../../src/pricing/compileRoutePattern.js");
+    for (const method of ROUTABLE_METHODS) expect(METHODS).toContain(method);
+    expect(ROUTABLE_METHODS.has("CONNECT")).toBe(false);
+    expect(METHODS.filter((method) => method !== "CONNECT" && !ROUTABLE_METHODS.has(method))).toEqual(
+      METHODS.includes("QUERY") ? ["QUERY"] : [],
+    );
+  });
+});

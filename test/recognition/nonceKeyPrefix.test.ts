@@ -3,7 +3,7 @@ import express from "express";
 import { Redis } from "ioredis";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { x402, type X402Middleware } from "../../src/middleware/x402.js";
+import { x402, type X402Middleware } from "../../src/adapters/express.js";
 import { redisKeyPrefixes } from "../../src/recognition/redisKeyPrefixes.js";
 import { PAY_TO } from "../support/payments.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";

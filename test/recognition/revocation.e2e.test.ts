@@ -158,7 +158,7 @@ describe("two paywalls sharing a Redis ledger", () => {
   });
 
   it("Redis down: revoke() rejects with revocation_unavailable", async () => {
-    const { closedPort } = await import("../proxy/support/startUpstream.js");
+    const { closedPort } = await import("../gateway/support/startUpstream.js");
     const gateway = await serveExpress({
       ledger: { type: "redis", url: `redis://127.0.0.1:${await closedPort()}`, commandTimeoutMs: 300 },
     });

@@ -9,7 +9,7 @@ import type { Recognizer } from "../../src/recognition/Recognizer.js";
 import { RedisRevokedPayers } from "../../src/recognition/RedisRevokedPayers.js";
 import { RevocationUnavailableError } from "../../src/recognition/RevocationUnavailableError.js";
 import type { RevokedPayers } from "../../src/recognition/RevokedPayers.js";
-import { closedPort } from "../proxy/support/startUpstream.js";
+import { closedPort } from "../gateway/support/startUpstream.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ALICE = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";

@@ -7,8 +7,8 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createSIWxClientHook } from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
-import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
-import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
+import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
+import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 

@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { privateKeyToAccount } from "viem/accounts";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
 import { MEMBER_PUBLIC_URL, memberRouteConfig } from "../support/memberRouteConfig.js";
-import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
-import { createGatewayLogger } from "../../src/proxy/createGatewayLogger.js";
+import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
+import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
 import { revokeReceipt } from "../../src/protocol/cbor/revokeReceipt.js";
 import { receiptDigest, signReceipt } from "../../src/protocol/cbor/SettlementReceipt.js";
 import { encodeSignedClaim, signClaim } from "../../src/protocol/cbor/SignedClaim.js";
@@ -13,7 +13,7 @@ import { createSigningKey, payerIdOf, type SigningKey } from "../../src/protocol
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 import { signInHeader } from "../reliability/support/signIn.js";
-import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
+import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { parseRevocationRequest } from "../../src/recognition/parseRevocationRequest.js";
 
 // A refund's signed revocation (x402+cbor v0.3 `revokes` claim) carried to the admin endpoint as proof:

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
 import { parse } from "yaml";
 import { devAccount } from "../../src/dev/devAccounts.js";
-import { createGatewayMetrics } from "../../src/proxy/createGatewayMetrics.js";
+import { createGatewayMetrics } from "../../src/gateway/createGatewayMetrics.js";
 import { startRedisServer, type RedisServer } from "../../reliability/support/startRedisServer.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
 import { ask, paid } from "./support/faultLog.js";

@@ -6,7 +6,7 @@ import {
   startCountingUpstream,
   type CountingUpstream,
 } from "../../reliability/support/startCountingUpstream.js";
-import { closedPort } from "../proxy/support/startUpstream.js";
+import { closedPort } from "../gateway/support/startUpstream.js";
 import {
   startStarknetRpcServer,
   type RpcServerMode,

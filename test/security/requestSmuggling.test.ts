@@ -2,8 +2,8 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev/startCborFacilitator.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
-import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
-import { gatewayConfig } from "../proxy/support/gatewayConfig.js";
+import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
+import { gatewayConfig } from "../gateway/support/gatewayConfig.js";
 import { CBOR, fetchCborOffer, signedIntent } from "../support/cborClient.js";
 import { startRecordingUpstream, type RecordingUpstream } from "./support/startRecordingUpstream.js";
 

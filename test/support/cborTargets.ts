@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
-import { createGateway, type RunningGateway } from "../../src/proxy/createGateway.js";
+import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { x402, x402Node, type X402Options } from "../../src/index.js";
-import { startUpstream, type TestUpstream } from "../proxy/support/startUpstream.js";
+import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { sendJson } from "./paywallAdapters.js";
 
 /** A paywall in front of a resource, as `x402()`, `x402Node()` or the gateway: the CBOR suites run on all three. */

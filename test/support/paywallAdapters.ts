@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import express from "express";
 import { x402, x402Node, type X402Options } from "../../src/index.js";
-import type { SupportReport } from "../../src/middleware/assemblePaymentFlow.js";
+import type { SupportReport } from "../../src/paywall/assemblePaymentFlow.js";
 
 /** A handler both adapters can run: Node's request (with `body` parsed from JSON) and response only. */
 export type TestHandler = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => unknown;

@@ -1,9 +1,9 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import express from "express";
-import { x402 } from "../../../src/middleware/x402.js";
-import { x402Node } from "../../../src/middleware/x402Node.js";
-import { createGateway, type RunningGateway } from "../../../src/proxy/createGateway.js";
-import { gatewayConfig } from "../../proxy/support/gatewayConfig.js";
+import { x402 } from "../../../src/adapters/express.js";
+import { x402Node } from "../../../src/adapters/node.js";
+import { createGateway, type RunningGateway } from "../../../src/gateway/createGateway.js";
+import { gatewayConfig } from "../../gateway/support/gatewayConfig.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
 import { PAY_TO } from "../../support/payments.js";
 import { startLenientUpstream, type LenientUpstream } from "./startLenientUpstream.js";

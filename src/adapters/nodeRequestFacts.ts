@@ -1,0 +1,57 @@
+import type { IncomingMessage } from "node:http";
+import type { TLSSocket } from "node:tls";
+import type { RequestFacts } from "../paywall/RequestFacts.js";
+
+/** How a server reads who is at the other end of a request: from the socket, or a trusted proxy's headers. */
+export interface PeerReading {
+  /** `https` when the client reached us over TLS. */
+  protocol(req: IncomingMessage): string;
+  clientAddress(req: IncomingMessage): string;
+}
+
+/** No proxy is trusted: the socket says it all. */
+export const socketReading: PeerReading = {
+  protocol: (req) => ((req.socket as Partial<TLSSocket>).encrypted === true ? "https" : "http"),
+  clientAddress: (req) => req.socket.remoteAddress ?? "",
+};
+
+/** Prototype getters: one small object per request, and the peer is read only when asked (most never are). */
+class NodeRequestFacts implements RequestFacts {
+  constructor(
+    readonly raw: IncomingMessage,
+    private readonly peer: PeerReading,
+  ) {}
+
+  get method(): string {
+    return this.raw.method ?? "GET";
+  }
+  set method(method: string) {
+    this.raw.method = method;
+  }
+  get url(): string {
+    return this.raw.url ?? "/";
+  }
+  set url(url: string) {
+    this.raw.url = url;
+  }
+  get headers(): IncomingMessage["headers"] {
+    return this.raw.headers;
+  }
+  get secure(): boolean {
+    return this.peer.protocol(this.raw) === "https";
+  }
+  get protocol(): "http" | "https" {
+    return this.peer.protocol(this.raw) === "https" ? "https" : "http";
+  }
+  get clientAddress(): string {
+    return this.peer.clientAddress(this.raw);
+  }
+  get mountPath(): string {
+    return "";
+  }
+}
+
+/** The facts of a plain `node:http`/`node:https` request, its peer read by `peer`. */
+export function nodeRequestFacts(req: IncomingMessage, peer: PeerReading = socketReading): RequestFacts {
+  return new NodeRequestFacts(req, peer);
+}

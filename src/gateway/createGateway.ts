@@ -1,0 +1,214 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import helmet from "helmet";
+import type { Logger } from "pino";
+import type { AdminSettings, GatewayConfig } from "../config/gatewayConfigSchema.js";
+import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import { sendError } from "../paywall/respond.js";
+import { nodeRequestFacts } from "../adapters/nodeRequestFacts.js";
+import { nodePaywall, type X402NodeOptions } from "../adapters/node.js";
+import { GatewayError } from "../protocol/errors.js";
+import { buildRouteTable } from "../pricing/buildRouteTable.js";
+import { allowCrossOrigin } from "./allowCrossOrigin.js";
+import { answerPricedOptions } from "./answerPricedOptions.js";
+import { composeMiddleware, type Middleware } from "./composeMiddleware.js";
+import { createAccessLog } from "./createAccessLog.js";
+import { createAdminEndpoint } from "./createAdminEndpoint.js";
+import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
+import type { RevocationReceipt } from "../recognition/revokePayer.js";
+import { createGatewayLogger } from "./createGatewayLogger.js";
+import { createReadinessProbe } from "./createReadinessProbe.js";
+import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
+import { createUpstreamProxy } from "./createUpstreamProxy.js";
+import { sendDeferredContinue } from "./deferredContinue.js";
+import { healthRoutes, type DrainState } from "./healthRoutes.js";
+import { limitRequestBody } from "./limitRequestBody.js";
+import { listenGateway, type RunningGateway } from "./listenGateway.js";
+import { metricsRoute } from "./metricsRoute.js";
+import { normalizeRequestPath } from "./normalizeRequestPath.js";
+import { precomputeHeaders } from "./precomputeHeaders.js";
+import { ProxyTrust } from "./ProxyTrust.js";
+import { gatewayRequiresTls } from "./gatewayRequiresTls.js";
+import { refuseFramingInConnection } from "./refuseFramingInConnection.js";
+import { refuseUnframedBodies } from "./refuseUnframedBodies.js";
+import { routedPath, serveLocalRoutes, type LocalRoute } from "./serveLocalRoutes.js";
+
+/**
+ * What the gateway needs from the paywall: a connect-style `node:http` middleware (as `x402Node()` is),
+ * and optionally what `x402Node()` adds.
+ */
+export type GatewayPaywall = ((req: IncomingMessage, res: ServerResponse, next: () => void) => unknown) & {
+  /** Ask the facilitator's `/supported` and log unsupported routes. */
+  checkSupport?: () => Promise<unknown>;
+  /** Release what the paywall opened (a Redis ledger's connection). */
+  close?: () => Promise<void>;
+  /** The outcome record of a priced request, for the access log and the metrics. */
+  infoOf?: (res: ServerResponse) => PaywallRequestInfo | undefined;
+  /** Revoke a payer's recognition (the admin endpoint's `POST {admin.path}/revocations`). */
+  revoke?: (request: RevocationRequest) => Promise<RevocationReceipt>;
+};
+
+export interface GatewayDeps {
+  /**
+   * Builds the paywall from the config's settings; by default `x402Node()`'s paywall reading the client's
+   * address and protocol as the gateway does (`X-Forwarded-*` from `trustProxy` peers only).
+   */
+  paywall?: (options: X402NodeOptions) => GatewayPaywall;
+  /** pino logger; by default one at `logging.level` on stdout. */
+  logger?: Logger;
+  /** `fetch` for the facilitator and the readiness probes. */
+  fetch?: typeof fetch;
+  /** Extra paywall options only code can give (a facilitator or ledger instance, `onPaid`, a clock…). */
+  paywallOverrides?: Partial<X402NodeOptions>;
+}
+
+export type { RunningGateway };
+
+/** An assembled gateway, not yet listening: {@link listenGateway} serves it. */
+export interface Gateway {
+  /** The gateway as a `node:http` request listener (serve it, or hand it to supertest). */
+  app: RequestListener;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  config: GatewayConfig;
+  paywall: GatewayPaywall;
+  /** Set once `close()` of the running gateway starts draining. */
+  drain: DrainState;
+  /** Shorthand for `listenGateway(gateway)`. */
+  listen(): Promise<RunningGateway>;
+}
+
+/**
+ * The standalone gateway, a plain `node:http` pipeline: access log and metrics, drain, security headers,
+ * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, OPTIONS on
+ * priced paths, and the upstream proxies (longest prefix first); `404 not_found` when none serves the path.
+ */
+export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
+  const logger = deps.logger ?? createGatewayLogger(config.logging.level);
+  const metrics = createGatewayMetrics();
+  const fetchImpl = deps.fetch ?? fetch;
+  const drain: DrainState = { draining: false };
+
+  const {
+    listen: _listen,
+    trustProxy,
+    upstreams,
+    limits,
+    logging: _logging,
+    metrics: metricsSettings,
+    cors,
+    admin: adminSettings,
+    ...settings
+  } = config;
+  const trust = new ProxyTrust(trustProxy);
+  const paywall = (
+    deps.paywall ?? ((options) => nodePaywall(options, (req) => nodeRequestFacts(req, trust)))
+  )({
+    ...settings,
+    logger: logger.child({ component: "x402" }),
+    observer: metrics.observer,
+    fetch: deps.fetch,
+    requireTls: gatewayRequiresTls(config, trust),
+    ...deps.paywallOverrides,
+  });
+
+  const accessLog = createAccessLog({
+    logger,
+    infoOf: (res) => paywall.infoOf?.(res),
+    clientAddress: (req) => trust.clientAddress(req),
+    onDone: (f) => metrics.request(f.route, f.outcome, f.code, f.seconds),
+  });
+  const closeWhileDraining: Middleware = (_req, res, next) => {
+    if (drain.draining) res.setHeader("Connection", "close");
+    next();
+  };
+  // A JSON API: nothing to load or frame, so the strictest CSP; CORP cross-origin because the priced
+  // resources are meant to be fetched by clients on any origin (wallet apps, agents), and a paid answer
+  // blocked by the browser would be a payment for nothing. The policy is static: computed once.
+  const securityHeaders = precomputeHeaders(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      crossOriginResourcePolicy: { policy: "cross-origin" },
+    }),
+  );
+  const localRoutes: LocalRoute[] = [...healthRoutes(createReadinessProbe(config, fetchImpl, logger), drain)];
+  if (metricsSettings.enabled) localRoutes.push(metricsRoute(metricsSettings.path, metrics));
+  // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
+  const proxies = [...upstreams]
+    .sort((a, b) => b.prefix.length - a.prefix.length)
+    .map((upstream) =>
+      createUpstreamProxy({
+        upstream,
+        logger,
+        trust,
+        onError: (code) => metrics.upstreamError(upstream.prefix, code),
+      }),
+    );
+
+  const pipeline = composeMiddleware(
+    accessLog,
+    closeWhileDraining,
+    securityHeaders,
+    allowCrossOrigin(cors),
+    serveLocalRoutes(localRoutes),
+    refuseFramingInConnection(),
+    refuseUnframedBodies(),
+    normalizeRequestPath(),
+    ...createAdmin(adminSettings, paywall, logger, (req) => trust.clientAddress(req)),
+    limitRequestBody(limits.maxBodyBytes),
+    paywall,
+    answerPricedOptions(buildRouteTable(config)),
+    sendDeferredContinue(),
+    ...proxies,
+  );
+  const fail = (error: unknown, res: ServerResponse): void => {
+    const gatewayError =
+      error instanceof GatewayError
+        ? error
+        : new GatewayError("internal_error", "the gateway failed", { cause: error });
+    if (!(error instanceof GatewayError)) logger.error({ err: error }, "unhandled error");
+    if (res.headersSent) return void res.destroy();
+    sendError(res, gatewayError);
+  };
+  const app: RequestListener = (req, res) =>
+    pipeline(req, res, (error) => {
+      if (error !== undefined) return fail(error, res);
+      sendError(res, new GatewayError("not_found", `no upstream serves ${routedPath(req.url)}`));
+    });
+
+  const gateway: Gateway = {
+    app,
+    metrics,
+    logger,
+    config,
+    paywall,
+    drain,
+    listen: () => listenGateway(gateway),
+  };
+  return gateway;
+}
+
+/** The admin endpoint when `admin.enabled`; it revokes through the paywall, which must offer `revoke`. */
+function createAdmin(
+  settings: AdminSettings,
+  paywall: GatewayPaywall,
+  logger: Logger,
+  clientAddress: (req: IncomingMessage) => string | undefined,
+): Middleware[] {
+  if (!settings.enabled) return [];
+  const { revoke } = paywall;
+  if (settings.token === undefined || revoke === undefined) {
+    throw new Error("admin.enabled needs admin.token and a paywall with revoke()");
+  }
+  return [
+    createAdminEndpoint({
+      path: settings.path,
+      token: settings.token,
+      revoke,
+      clientAddress,
+      logger: logger.child({ component: "admin" }),
+    }),
+  ];
+}

@@ -1,0 +1,32 @@
+import type { Middleware } from "./composeMiddleware.js";
+import { splitUrl } from "../paywall/requestParts.js";
+import { markNormalized } from "../paywall/normalizedRequests.js";
+import { sendError } from "../paywall/respond.js";
+import { normalizePath } from "../pricing/normalizePath.js";
+import { GatewayError } from "../protocol/errors.js";
+
+/**
+ * Rewrite `req.url` to the one normalised path the paywall prices, for every request, so a free route is
+ * forwarded exactly as the price table read it; a path without a single reading is refused.
+ */
+export function normalizeRequestPath(): Middleware {
+  return (req, res, next) => {
+    const { pathname, search } = splitUrl(req.url ?? "/");
+    const normalized = normalizePath(pathname);
+    if (!normalized.ok) {
+      return sendError(
+        res,
+        new GatewayError(
+          "invalid_path",
+          "the path has an ambiguous encoding (encoded / or \\, or a bad % escape)",
+          {
+            details: { reason: normalized.reason },
+          },
+        ),
+      );
+    }
+    req.url = normalized.path + search;
+    markNormalized(req as { url: string });
+    next();
+  };
+}

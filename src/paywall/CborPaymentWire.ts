@@ -1,0 +1,274 @@
+import { createHash } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type { CborFacilitator } from "../facilitator/CborFacilitator.js";
+import type { PaymentLedger } from "../ledger/PaymentLedger.js";
+import { issueCborRequest, matchCborContext, type IssuedRequest } from "../pricing/cborPaymentRequests.js";
+import type { PricedRoute } from "../pricing/RouteTable.js";
+import { CborError } from "../protocol/cbor/CborError.js";
+import { checkPaymentIntent } from "../protocol/cbor/checkPaymentIntent.js";
+import { decodeQuantifiedClaim, type QuantifiedClaim } from "../protocol/cbor/Claim.js";
+import { decodePaymentSignature, type PaymentSignature } from "../protocol/cbor/PaymentSignature.js";
+import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
+import { payerIdOf } from "../protocol/cbor/signatures.js";
+import { decodeBase64 } from "../protocol/decodeBase64.js";
+import { GatewayError } from "../protocol/errors.js";
+import {
+  chargeGrantsOrRefuse,
+  checkDelegationOrRefuse,
+  type CheckedDelegation,
+  type DelegationPolicy,
+} from "./cborDelegation.js";
+import { markCborPaid, sendCborPaymentRequired } from "./cborResponses.js";
+import { dropPaymentContentType } from "./cborRouting.js";
+import { enforceHumanityGate } from "./enforceHumanityGate.js";
+import type { PaidEvent } from "./options.js";
+import type { PaywallObserver } from "./PaywallObserver.js";
+import { addVary, sendError } from "./respond.js";
+import { isUnknownSettleOutcome } from "./SettlementUnknownError.js";
+import type { Exchange } from "./Exchange.js";
+import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
+
+export interface CborPaymentWireDeps {
+  facilitator: CborFacilitator;
+  ledger: PaymentLedger;
+  observer: PaywallObserver;
+  now: () => number;
+  /** Clock difference tolerated on a PaymentRequest's deadline and a grant's expiry, in seconds. */
+  skewSeconds: number;
+  /** Delegation chains: their limits, or `false` to refuse them. */
+  delegation: DelegationPolicy;
+}
+
+/** A decoded CBOR `PAYMENT-SIGNATURE`: its bytes, the signature structure and the intent inside. */
+export interface DecodedCborPayment {
+  bytes: Uint8Array;
+  signature: PaymentSignature;
+  intent: QuantifiedClaim;
+  /** SHA-256 of the intent's bytes: what the facilitator settles once. */
+  intentDigest: Buffer;
+}
+
+/** A CBOR payment that answers a still-valid PaymentRequest of its route. */
+export interface CheckedCborPayment extends DecodedCborPayment {
+  issued: IssuedRequest;
+  delegation: CheckedDelegation | undefined;
+}
+
+/** A CBOR payment the facilitator verified; through a delegation chain the root pays and `delegate` signed. */
+export interface VerifiedCborPayment extends CheckedCborPayment {
+  payer: string;
+  delegate: string | undefined;
+}
+
+/**
+ * `application/x402+cbor` (WIRE.md §4): the CBOR offer, the checks the gateway makes itself (canonical
+ * form, the context digest of a still-valid PaymentRequest of this route, merchant, currency, amount,
+ * the subject's signature, the humanity gate, the delegation chain), grant charges in the ledger, and
+ * the CBOR facilitator. The money path around it is the JSON one.
+ */
+export class CborPaymentWire implements PaymentWire<
+  DecodedCborPayment,
+  CheckedCborPayment,
+  VerifiedCborPayment,
+  Uint8Array
+> {
+  readonly label = "x402+cbor";
+
+  constructor(private readonly deps: CborPaymentWireDeps) {}
+
+  offerUnpaid(exchange: Exchange): void {
+    sendCborPaymentRequired(exchange.res, this.issue(exchange.route).bytes);
+  }
+
+  refuse(exchange: Exchange, error: GatewayError): void {
+    const { res, route } = exchange;
+    addVary(res, "Accept");
+    if (error.status !== 402) return sendError(res, error);
+    sendCborPaymentRequired(res, this.issue(route).bytes, error);
+  }
+
+  decode(header: string): DecodedCborPayment {
+    if (header.length > MAX_CBOR_PAYMENT_HEADER_CHARS) {
+      throw new GatewayError("header_too_large", "PAYMENT-SIGNATURE is over 64 KiB of CBOR", {
+        details: { header: "PAYMENT-SIGNATURE", limit: MAX_CBOR_PAYMENT_HEADER_CHARS },
+      });
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = decodeBase64(header);
+    } catch (error) {
+      throw new GatewayError(
+        "invalid_payment",
+        `PAYMENT-SIGNATURE is not base64: ${(error as Error).message}`,
+        { details: { header: "PAYMENT-SIGNATURE", stage: "base64" } },
+      );
+    }
+    try {
+      const signature = decodePaymentSignature(bytes);
+      const intent = decodeQuantifiedClaim(signature.paymentIntent);
+      const intentDigest = createHash("sha256").update(signature.paymentIntent).digest();
+      return { bytes, signature, intent, intentDigest };
+    } catch (error) {
+      if (error instanceof CborError) throw error.toInvalidPayment("PAYMENT-SIGNATURE");
+      throw error;
+    }
+  }
+
+  identity(decoded: DecodedCborPayment): string {
+    return `cbor|${decoded.intentDigest.toString("hex")}`;
+  }
+
+  check(route: PricedRoute, decoded: DecodedCborPayment): CheckedCborPayment {
+    const offer = cborOffer(route);
+    const { intent, signature } = decoded;
+    const match = matchCborContext(offer, intent.context, this.deps.now(), this.deps.skewSeconds);
+    if (!match.ok) {
+      throw new GatewayError(
+        "payment_mismatch",
+        match.reason === "expired"
+          ? "the PaymentRequest this intent answers has expired: fetch a new offer"
+          : "the intent does not answer a PaymentRequest of this route",
+        { details: { field: "payment_intent.context", reason: match.reason } },
+      );
+    }
+    const mismatch = checkPaymentIntent(match.issued.request, intent, signature);
+    if (mismatch) {
+      const { code, ...details } = mismatch;
+      throw new GatewayError(
+        code,
+        code === "payment_mismatch"
+          ? `the intent does not match this route: ${mismatch.field} differs`
+          : "the signature is not the intent subject's over payment_intent",
+        { details },
+      );
+    }
+    enforceHumanityGate(offer, signature, intent, this.deps);
+    const delegation = checkDelegationOrRefuse(
+      this.deps.delegation,
+      match.issued.request,
+      intent,
+      signature,
+      this.deps.now(),
+    );
+    return { ...decoded, issued: match.issued, delegation };
+  }
+
+  async verify(
+    checked: CheckedCborPayment,
+    id: string,
+  ): Promise<{ payment: VerifiedCborPayment; payer: string }> {
+    // The ledger refunds the grants with the reservation when the flow releases it.
+    await chargeGrantsOrRefuse(this.deps, id, checked.delegation, checked.intent.quantity.amount);
+    const verdict = await this.deps.facilitator.verifyCbor({
+      paymentRequest: checked.issued.bytes,
+      paymentSignature: checked.bytes,
+    });
+    if (!verdict.isValid) {
+      throw new GatewayError(
+        "verification_failed",
+        `the facilitator rejected the payment: ${verdict.invalidReason}`,
+        {
+          details: { reason: verdict.invalidReason },
+        },
+      );
+    }
+    // Through a chain, the root pays: the agent only signs on its behalf.
+    const { delegation } = checked;
+    const payer = delegation
+      ? payerIdOf(delegation.root)
+      : (verdict.payer ?? payerIdOf(checked.intent.subject));
+    const delegate = delegation && payerIdOf(checked.intent.subject);
+    return { payment: { ...checked, payer, delegate }, payer };
+  }
+
+  async settle(payment: VerifiedCborPayment): Promise<WireSettlement<Uint8Array>> {
+    const settlement = await this.deps.facilitator.settleCbor({
+      paymentRequest: payment.issued.bytes,
+      paymentSignature: payment.bytes,
+    });
+    if (settlement.success && settlement.receipt !== undefined)
+      return { ok: true, receipt: settlement.receipt };
+    const reason = settlement.errorReason ?? "no receipt";
+    return {
+      ok: false,
+      error: new GatewayError("settlement_failed", `settlement failed: ${reason}`, {
+        details: { reason: settlement.errorReason },
+      }),
+    };
+  }
+
+  isUnknownOutcome(error: unknown): boolean {
+    return isUnknownSettleOutcome(error);
+  }
+
+  canCheck(): boolean {
+    return typeof this.deps.facilitator.cborSettlementOf === "function";
+  }
+
+  /**
+   * Asks the facilitator for the intent's settlement (a read). On a retry, an intent it has not settled is
+   * settled now: the facilitator never settles one intent twice, so this cannot charge twice.
+   */
+  async checkSettlement(
+    payment: VerifiedCborPayment,
+    retry: boolean,
+  ): Promise<WireSettlementCheck<Uint8Array>> {
+    let reason = "the CBOR facilitator has no status call";
+    const settlementOf = this.deps.facilitator.cborSettlementOf?.bind(this.deps.facilitator);
+    if (settlementOf !== undefined) {
+      try {
+        const status = await settlementOf(payment.intentDigest);
+        if (status.settled) return { state: "settled", receipt: status.receipt };
+        reason = "the facilitator has no settlement of this intent";
+        if (!retry) return { state: "not_settled", reason };
+      } catch (error) {
+        reason = `the facilitator's status call failed: ${(error as Error).message}`;
+      }
+    }
+    if (!retry) return { state: "unknown", reason };
+    try {
+      const again = await this.settle(payment);
+      if (again.ok) return { state: "settled", receipt: again.receipt };
+      reason = `settling again failed: ${again.error.message}; the first attempt may have landed`;
+    } catch (error) {
+      reason = `settling again failed: ${(error as Error).message}`;
+    }
+    return { state: "unknown", reason };
+  }
+
+  spentUntilMs(payment: VerifiedCborPayment): number {
+    return payment.issued.request.deadline.getTime() + (this.deps.skewSeconds + 60) * 1000;
+  }
+
+  paidEvent(route: PricedRoute, verified: Verified<VerifiedCborPayment>, receipt: Uint8Array): PaidEvent {
+    const { currency, amount } = verified.payment.intent.quantity;
+    const { delegate } = verified.payment;
+    return {
+      payer: verified.payer,
+      amount: amount.toString(),
+      asset: currency,
+      network: "x402+cbor",
+      route: route.key,
+      transaction: `receipt:${createHash("sha256").update(receipt).digest("hex")}`,
+      ...(delegate === undefined ? {} : { delegate }),
+    };
+  }
+
+  markPaid(res: ServerResponse, receipt: Uint8Array): void {
+    markCborPaid(res, receipt);
+  }
+
+  beforeServing(exchange: Exchange): void {
+    dropPaymentContentType(exchange.req);
+  }
+
+  private issue(route: PricedRoute): IssuedRequest {
+    return issueCborRequest(cborOffer(route), this.deps.now());
+  }
+}
+
+function cborOffer(route: PricedRoute) {
+  if (route.cbor === undefined)
+    throw new GatewayError("internal_error", `route ${route.key} has no CBOR offer`);
+  return route.cbor;
+}

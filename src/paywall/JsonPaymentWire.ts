@@ -1,0 +1,200 @@
+import type { ServerResponse } from "node:http";
+import type { Facilitator } from "../facilitator/Facilitator.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
+import { payerOf, paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
+import type { PricedRoute } from "../pricing/RouteTable.js";
+import { GatewayError } from "../protocol/errors.js";
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../protocol/schemas.js";
+import { decodePaymentHeader } from "./decodePaymentHeader.js";
+import { matchRequirements } from "./matchRequirements.js";
+import type { Offers } from "./Offers.js";
+import { PlainOfferCache } from "./PlainOfferCache.js";
+import type { PaidEvent } from "./options.js";
+import {
+  encodePaymentRequired,
+  markPaid,
+  sendEncodedPaymentRequired,
+  sendError,
+  sendPaymentRequired,
+  type Offer,
+} from "./respond.js";
+import { SettlementFailedError } from "./SettlementFailedError.js";
+import { isUnknownSettleOutcome } from "./SettlementUnknownError.js";
+import type { Exchange } from "./Exchange.js";
+import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
+
+/** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
+const PAYMENT_REQUIRED_ERROR = new GatewayError(
+  "payment_required",
+  "this resource costs a payment: see PAYMENT-REQUIRED",
+);
+
+/** A JSON payment matched to one of its route's options. */
+export interface JsonPayment {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+}
+
+/** A JSON payment the facilitator verified, with the payer it named. */
+export interface VerifiedJsonPayment extends JsonPayment {
+  payer: string;
+}
+
+export interface JsonPaymentWireDeps {
+  facilitator: Facilitator;
+  offers: Offers;
+  /** Whether a route's offer carries a sign-in challenge (then it varies per request and is not cached). */
+  hasSignIn: (route: PricedRoute) => boolean;
+  /** Asks the chain whether a payment whose `/settle` timed out or was cut was settled. */
+  checker?: SettlementChecker | undefined;
+  spentTtlMs: number;
+}
+
+/** The x402 V2 default: base64 JSON headers, the `exact` options of the route, an x402 facilitator. */
+export class JsonPaymentWire implements PaymentWire<
+  PaymentPayload,
+  JsonPayment,
+  VerifiedJsonPayment,
+  SettleResponse
+> {
+  readonly label = "x402";
+  private readonly plainOffers: PlainOfferCache;
+
+  constructor(private readonly deps: JsonPaymentWireDeps) {
+    this.plainOffers = new PlainOfferCache((route, resourceUrl) =>
+      encodePaymentRequired(PAYMENT_REQUIRED_ERROR, deps.offers.plain(route, resourceUrl)),
+    );
+  }
+
+  async offerUnpaid(exchange: Exchange): Promise<void> {
+    // Without a sign-in challenge nothing in the offer varies per request: send it encoded once.
+    if (!this.deps.hasSignIn(exchange.route)) {
+      return sendEncodedPaymentRequired(
+        exchange.res,
+        this.plainOffers.get(exchange.route, exchange.resourceUrl),
+      );
+    }
+    sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());
+  }
+
+  async refuse(exchange: Exchange, error: GatewayError): Promise<void> {
+    const { res, route } = exchange;
+    if (error.status !== 402) return sendError(res, error);
+    let offer: Offer;
+    try {
+      offer = await exchange.offer();
+    } catch {
+      offer = { resource: { url: exchange.resourceUrl }, accepts: route.requirements };
+    }
+    sendPaymentRequired(
+      res,
+      error,
+      offer,
+      error instanceof SettlementFailedError ? error.settlement : undefined,
+    );
+  }
+
+  decode(header: string): PaymentPayload {
+    return decodePaymentHeader(header);
+  }
+
+  identity(payload: PaymentPayload): string {
+    return paymentIdentity(payload);
+  }
+
+  check(route: PricedRoute, payload: PaymentPayload): JsonPayment {
+    const matched = matchRequirements(route.requirements, payload);
+    if (!matched.ok) {
+      throw new GatewayError(
+        "payment_mismatch",
+        `the payment does not match this route: ${matched.field} differs`,
+        { details: { field: matched.field, expected: matched.expected, received: matched.received } },
+      );
+    }
+    return { payload, requirements: matched.requirements };
+  }
+
+  async verify(checked: JsonPayment): Promise<{ payment: VerifiedJsonPayment; payer: string }> {
+    const verdict = await this.deps.facilitator.verify(checked.payload, checked.requirements);
+    if (!verdict.isValid) {
+      throw new GatewayError(
+        "verification_failed",
+        `the facilitator rejected the payment: ${verdict.invalidReason}`,
+        {
+          details: {
+            reason: verdict.invalidReason,
+            reasonMessage: verdict.invalidMessage,
+            payer: verdict.payer,
+          },
+        },
+      );
+    }
+    const payer = verdict.payer ?? payerOf(checked.payload);
+    return { payment: { ...checked, payer }, payer };
+  }
+
+  async settle(payment: VerifiedJsonPayment): Promise<WireSettlement<SettleResponse>> {
+    const settlement = await this.deps.facilitator.settle(payment.payload, payment.requirements);
+    return settlement.success
+      ? { ok: true, receipt: settlement }
+      : { ok: false, error: new SettlementFailedError(settlement) };
+  }
+
+  isUnknownOutcome(error: unknown): boolean {
+    return isUnknownSettleOutcome(error);
+  }
+
+  canCheck(payment: VerifiedJsonPayment): boolean {
+    return this.deps.checker?.covers(payment.requirements.network) === true;
+  }
+
+  /** The chain first; on a retry, an EIP-3009 payment is settled again (the token refuses its nonce twice). */
+  async checkSettlement(
+    payment: VerifiedJsonPayment,
+    retry: boolean,
+  ): Promise<WireSettlementCheck<SettleResponse>> {
+    const { network } = payment.requirements;
+    let reason = `no rpcUrl for ${network}`;
+    if (this.canCheck(payment)) {
+      const result = await (this.deps.checker as SettlementChecker).check(
+        payment.payload,
+        payment.requirements,
+      );
+      if (result.state === "settled") {
+        const receipt = { success: true, transaction: result.transaction, network, payer: payment.payer };
+        return { state: "settled", receipt };
+      }
+      if (result.state === "not_settled") return result;
+      reason = result.reason;
+    }
+    if (!retry || !paymentIdentity(payment.payload).startsWith("evm|")) return { state: "unknown", reason };
+    try {
+      const again = await this.deps.facilitator.settle(payment.payload, payment.requirements);
+      if (again.success) return { state: "settled", receipt: again };
+      reason = `settling again failed: ${again.errorReason ?? "unknown"}; the first attempt may have landed`;
+    } catch (error) {
+      reason = `settling again failed: ${(error as Error).message}`;
+    }
+    return { state: "unknown", reason };
+  }
+
+  spentUntilMs(payment: VerifiedJsonPayment, nowMs: number): number {
+    return spentUntilMs(payment.payload, nowMs, this.deps.spentTtlMs);
+  }
+
+  paidEvent(route: PricedRoute, verified: Verified<VerifiedJsonPayment>, receipt: SettleResponse): PaidEvent {
+    const { requirements } = verified.payment;
+    return {
+      payer: receipt.payer ?? verified.payer,
+      amount: requirements.amount,
+      asset: requirements.asset,
+      network: requirements.network,
+      route: route.key,
+      transaction: receipt.transaction,
+    };
+  }
+
+  markPaid(res: ServerResponse, receipt: SettleResponse): void {
+    markPaid(res, receipt);
+  }
+}

@@ -1,0 +1,74 @@
+import { isLoopbackHost } from "../common/isLoopbackHost.js";
+import type { PricedRoute } from "../pricing/RouteTable.js";
+import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
+import type { Offer } from "./respond.js";
+import type { RequestFacts } from "./RequestFacts.js";
+import { headerOf } from "./requestParts.js";
+
+export interface OffersDeps {
+  publicUrl?: string | undefined;
+  /** Hosts (`api.example.com`, or with a port) a request's `Host` may name; the first is the default. */
+  allowedHosts?: readonly string[] | undefined;
+  signInGateFor: (route: PricedRoute) => SignInGate | undefined;
+  now: () => number;
+}
+
+/** What a priced route offers a request: the resource it names, the payment options, the sign-in challenge. */
+export class Offers {
+  /** `publicUrl` without its trailing slashes, once. */
+  private readonly publicBase: string | undefined;
+
+  constructor(private readonly deps: OffersDeps) {
+    this.publicBase = deps.publicUrl ? deps.publicUrl.replace(/\/+$/, "") : undefined;
+  }
+
+  resourceUrl(req: RequestFacts, pathAndQuery: string): string {
+    const base = this.publicBase ?? `${req.protocol}://${this.servedHost(req)}`;
+    return `${base}${req.mountPath}${pathAndQuery}`;
+  }
+
+  /**
+   * The host this request is served as, never an arbitrary `Host` off loopback: an allowed host, else the
+   * first allowed host; without `allowedHosts`, the `Host` only on a loopback listener, else the listener's address.
+   */
+  private servedHost(req: RequestFacts): string {
+    const host = headerOf(req, "host") ?? "";
+    const allowed = this.deps.allowedHosts ?? [];
+    if (allowed.length > 0) {
+      const name = host.replace(/:\d+$/, "").toLowerCase();
+      const match = allowed.some((entry) => [host.toLowerCase(), name].includes(entry.toLowerCase()));
+      return match ? host : (allowed[0] as string);
+    }
+    const local = req.raw.socket.localAddress ?? "";
+    if (host !== "" && isLoopbackHost(local)) return host;
+    const address = local.includes(":") ? `[${local}]` : local;
+    return `${address || "localhost"}:${req.raw.socket.localPort ?? ""}`;
+  }
+
+  /** The offer without a sign-in challenge: the same for every request of this route and resource. */
+  plain(route: PricedRoute, resourceUrl: string): Offer {
+    const resource = {
+      url: resourceUrl,
+      description: route.config.description ?? "",
+      mimeType: route.config.mimeType ?? "application/json",
+    };
+    return { resource, accepts: route.requirements };
+  }
+
+  async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
+    const offer = this.plain(route, resourceUrl);
+    const gate = this.deps.signInGateFor(route);
+    if (gate) offer.extensions = await gate.offer(this.signInContext(req, route, resourceUrl));
+    return offer;
+  }
+
+  signInContext(req: RequestFacts, route: PricedRoute, resourceUrl: string): SignInContext {
+    const host = this.deps.publicUrl ? new URL(this.deps.publicUrl).host : this.servedHost(req);
+    return {
+      resourceUrl,
+      host,
+      networks: [...new Set(route.requirements.map((requirements) => requirements.network))],
+      now: new Date(this.deps.now()),
+    };
+  }
+}

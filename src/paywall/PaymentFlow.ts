@@ -1,0 +1,148 @@
+import type { ServerResponse } from "node:http";
+import type { Logger } from "../common/Logger.js";
+import type { Facilitator } from "../facilitator/Facilitator.js";
+import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
+import type { PaymentLedger } from "../ledger/PaymentLedger.js";
+import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
+import type { SignInGate } from "../recognition/SignInGate.js";
+import type { GatewayError } from "../protocol/errors.js";
+import { matchPricedRequest } from "./matchPricedRequest.js";
+import { Offers } from "./Offers.js";
+import type { ErrorEvent, PaidEvent } from "./options.js";
+import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
+import { originFormOf, splitUrl } from "./requestParts.js";
+import { sendError } from "./respond.js";
+import { UnknownSettlements } from "./UnknownSettlements.js";
+import { asGatewayError, safely, type Exchange, type Next } from "./Exchange.js";
+import { JsonPaymentWire } from "./JsonPaymentWire.js";
+import type { PaymentWire } from "./PaymentWire.js";
+import { PricedRequests } from "./PricedRequests.js";
+import type { RequestFacts } from "./RequestFacts.js";
+import { Settlements } from "./Settlements.js";
+
+/** Everything the per-request flow depends on: interfaces, never implementations. */
+export interface PaymentFlowDeps {
+  routes: RouteTable;
+  facilitator: Facilitator;
+  ledger: PaymentLedger;
+  signInGateFor: (route: PricedRoute) => SignInGate | undefined;
+  logger: Logger;
+  observer: PaywallObserver;
+  onPaid?: ((event: PaidEvent) => void) | undefined;
+  onError?: ((event: ErrorEvent) => void) | undefined;
+  now: () => number;
+  publicUrl?: string | undefined;
+  allowedHosts?: readonly string[] | undefined;
+  /** Whether this request must come over TLS (plain HTTP is then `403 tls_required`). */
+  requireTls: (req: RequestFacts) => boolean;
+  /** Refuse paths a lenient server could read as a different priced route (`400 invalid_path`). */
+  refuseLenientReadings: boolean;
+  maxHeldResponseBytes: number;
+  reservationTtlMs: number;
+  spentTtlMs: number;
+  /** Asks the chain whether a payment whose `/settle` timed out or was cut was settled. */
+  settlementChecker?: SettlementChecker | undefined;
+  /** How long to keep asking the chain before answering `settlement_unknown`, in ms. */
+  settlementCheckTimeoutMs: number;
+  settlementCheckIntervalMs: number;
+  /** The `application/x402+cbor` format, when some route offers it. */
+  cbor?: PaymentWire | undefined;
+}
+
+/**
+ * The per-request flow of the paywall (ARCHITECTURE.md), framework-free: match → offer or verify →
+ * serve → settle, on a request's {@link RequestFacts} and Node's `ServerResponse`. Never serves a
+ * priced response whose payment did not settle, never settles one whose handler failed, never lets
+ * one payment pay twice. Adapters (`x402()` for Express, `x402Node()`) only build the facts.
+ */
+export class PaymentFlow {
+  private readonly offers: Offers;
+  private readonly json: PaymentWire;
+  private readonly priced: PricedRequests;
+
+  constructor(private readonly deps: PaymentFlowDeps) {
+    this.offers = new Offers(deps);
+    this.json = new JsonPaymentWire({
+      facilitator: deps.facilitator,
+      offers: this.offers,
+      hasSignIn: (route) => deps.signInGateFor(route) !== undefined,
+      checker: deps.settlementChecker,
+      spentTtlMs: deps.spentTtlMs,
+    });
+    const unknown = new UnknownSettlements({
+      ledger: deps.ledger,
+      logger: deps.logger,
+      observer: deps.observer,
+      now: deps.now,
+      checkTimeoutMs: deps.settlementCheckTimeoutMs,
+      checkIntervalMs: deps.settlementCheckIntervalMs,
+      reservationTtlMs: deps.reservationTtlMs,
+    });
+    const settlements = new Settlements(deps, unknown);
+    this.priced = new PricedRequests(deps, this.offers, this.json, deps.cbor, unknown, settlements);
+  }
+
+  /**
+   * Answer a request, or pass it to `next` (free, recognised, or paid and held until settled).
+   * `track` receives the priced request's outcome record, filled in as the flow goes (for access logs).
+   */
+  async handle(
+    req: RequestFacts,
+    res: ServerResponse,
+    next: Next,
+    track?: (info: PaywallRequestInfo) => void,
+  ): Promise<void> {
+    const target = originFormOf(req.url);
+    if (target === undefined) return next();
+    const { pathname, search } = splitUrl(target);
+    const match = matchPricedRequest(this.deps.routes, req, pathname, {
+      refuseLenientReadings: this.deps.refuseLenientReadings,
+    });
+    if (match.kind === "free") return next();
+    if (match.kind === "invalid") {
+      this.report(match.error, undefined);
+      return sendError(res, match.error);
+    }
+    const { route, path } = match;
+    // Serve exactly the path that was priced.
+    req.url = path + search;
+    const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
+    track?.(info);
+    const resourceUrl = this.offers.resourceUrl(req, path + search);
+    const exchange: Exchange = {
+      req,
+      res,
+      route,
+      info,
+      resourceUrl,
+      offer: () => this.offers.offer(req, route, resourceUrl),
+      // Node sets `destroyed` before a response emits 'close': no listener needed.
+      gone: () => res.destroyed || req.raw.socket.destroyed,
+      wire: this.json,
+    };
+    try {
+      await this.priced.handle(exchange, next);
+    } catch (error) {
+      await this.reject(exchange, asGatewayError(error));
+    }
+  }
+
+  private async reject(exchange: Exchange, error: GatewayError): Promise<void> {
+    const { res, route, info, wire } = exchange;
+    Object.assign(info, { outcome: "rejected", code: error.code });
+    this.deps.observer.outcome?.(route.key, "rejected", error.code);
+    this.report(error, route, wire);
+    if (res.headersSent) return;
+    await wire.refuse(exchange, error);
+  }
+
+  private report(error: GatewayError, route: PricedRoute | undefined, wire?: PaymentWire): void {
+    const level = error.status >= 500 ? "warn" : "info";
+    const format = wire === undefined || wire === this.json ? undefined : wire.label;
+    this.deps.logger[level](
+      { code: error.code, route: route?.key, details: error.details, format },
+      error.message,
+    );
+    safely(() => this.deps.onError?.({ error, code: error.code, route: route?.key }), this.deps.logger);
+  }
+}
