@@ -1,15 +1,16 @@
+import { BaseError } from "../common/BaseError.js";
 /** Most redirects followed before paying. */
 export const MAX_REDIRECTS = 5;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** A redirect that was not followed: to another origin, or one too many. */
-export class RedirectRefused extends Error {
+export class RedirectRefused extends BaseError {
   constructor(
     readonly location: string,
     message: string,
   ) {
-    super(message);
+    super("redirect_refused", message, { details: { location }, docsPath: "docs/mcp-payer.md" });
   }
 }
 

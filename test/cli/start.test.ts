@@ -117,5 +117,5 @@ describe("npm start", () => {
     expect(result.stdout).toMatch(/^\s*POST \/api\/stake\s.*settles first, then runs\s*$/m);
     expect(result.stdout).toMatch(/^\s*GET \/api\/apy\s.*runs, settles on 2xx\s*$/m);
     expect(result.code).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

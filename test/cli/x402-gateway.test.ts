@@ -82,20 +82,19 @@ describe("x402-gateway check-config", () => {
     );
   });
 
-  it("prints usage for --help on every command", async () => {
-    for (const args of [
-      ["--help"],
-      ["serve", "--help"],
-      ["check-config", "--help"],
-      ["recognize", "--help"],
-    ]) {
-      const result = await runCli(CLI, args);
-      expect(result.code, args.join(" ")).toBe(0);
-      expect(result.stdout).toMatch(/^Usage: x402-gateway/);
-    }
-    const unknown = await runCli(CLI, ["serv"]);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown command "serv"');
+  // Each run starts TypeScript afresh: run them side by side, and give a loaded machine room.
+  it("prints usage for --help on every command", { timeout: 120_000 }, async () => {
+    const commands = [["--help"], ["serve", "--help"], ["check-config", "--help"], ["recognize", "--help"]];
+    const [unknown, ...results] = await Promise.all([
+      runCli(CLI, ["serv"]),
+      ...commands.map((args) => runCli(CLI, args)),
+    ]);
+    results.forEach((result, index) => {
+      expect(result!.code, commands[index]!.join(" ")).toBe(0);
+      expect(result!.stdout).toMatch(/^Usage: x402-gateway/);
+    });
+    expect(unknown!.code).toBe(2);
+    expect(unknown!.stderr).toContain('unknown command "serv"');
   });
 });
 
