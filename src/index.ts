@@ -107,7 +107,7 @@ export {
   type SettlementReceipt,
   type SignReceiptOptions,
 } from "./protocol/cbor/SettlementReceipt.js";
-// Receipt operations (docs/cbor.md, "Receipts"): restriction, aggregation, revocation.
+// Receipt operations (docs/cbor.md, "SettlementReceipt"): restriction, aggregation, revocation.
 export { restrictReceipt, type RestrictedReceiptWithOpenings } from "./protocol/cbor/restrictReceipt.js";
 export {
   verifyRestrictedReceipt,

@@ -15,7 +15,7 @@ const USAGE = `Usage: staking-backend [--config <file.json|yaml>] [--port <n>] [
 Serves the Starknet staking backend (descriptor at /, OpenAPI at /openapi.json).
 With no arguments: local simulated validator on http://127.0.0.1:3001, state in data/staking.sqlite.
 
-  --config  JSON or YAML config file (see README.md, "Staking backend")
+  --config  JSON or YAML config file (keys and defaults: docs/staking-backend.md, "Config", in the repository)
   --port    port to listen on (0 picks a free one); overrides server.port
   --host    address to listen on; overrides server.host
   --data    SQLite file of the local adapter; overrides local.dataFile

@@ -15,7 +15,7 @@ An x402 V2 paywall in front of any HTTP API: prices routes from a config file, a
 an offer, verifies and settles payments through a facilitator, and proxies paid requests upstream.
 
 Commands:
-  serve --config <file>      run the gateway (YAML or JSON config; see README.md, "The config file")
+  serve --config <file>      run the gateway (YAML or JSON config; see README.md, "Quickstart: the gateway")
   check-config <file>        validate a config file: exit 0, or 1 with every problem (file:line key: …)
   recognize <payer> …        ask the chain whether a payer is recognized (est_ouverte)
   revoke --config <file> --payer <address>
@@ -30,7 +30,7 @@ Prints "x402-gateway listening on <url>", then one JSON log line per request.
 SIGTERM or SIGINT: stop accepting, let in-flight requests and settlements finish (limits.drainTimeoutMs),
 exit 0.
 
-  --config  the config file (required); e.g. config/gateway.yaml
+  --config  the config file (required); the package's config/gateway.example.yaml is a production one
   --port    overrides listen.port (0 picks a free port)
   --host    overrides listen.host
   --workers processes sharing the port (Node cluster; default 1, auto = one per core). More than one

@@ -1,6 +1,8 @@
 import { isLoopbackHost } from "./isLoopbackHost.js";
 
-/** True for `https://` URLs, and for `http://` ones whose host is loopback (RELIABILITY.md: outbound URLs). */
+/**
+ * True for `https://` URLs, and for `http://` ones whose host is loopback (docs/hardening.md: outbound URLs).
+ */
 export function isHttpsOrLoopbackUrl(value: string): boolean {
   let url: URL;
   try {

@@ -10,7 +10,7 @@ export interface LedgerSharingProblems {
 }
 
 /**
- * The deployments that need a shared ledger (docs/gateway.md, "Which deployments share a ledger"): more
+ * The deployments that need a shared ledger (docs/gateway.md, "Which deployments must share a ledger"): more
  * than one worker is refused with a memory ledger (a payment could pay once per worker, a CBOR intent
  * replayed at another worker runs the upstream before settlement refuses it); recognition with one is a
  * warning (sign-in nonces and revocations stay in this process). `check-config` and `serve` both ask.

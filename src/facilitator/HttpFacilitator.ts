@@ -112,7 +112,10 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     );
   }
 
-  /** `POST /verify` in `application/x402+cbor` (WIRE.md §4); retried once only when unreachable. */
+  /**
+   * `POST /verify` in `application/x402+cbor` (docs/cbor.md, "Facilitator calls"); retried once only when
+   * unreachable.
+   */
   verifyCbor(request: CborFacilitatorRequest): Promise<CborVerifyResponse> {
     return this.withOneRetry(() => this.callCbor("verify", request, decodeCborVerifyResponse));
   }

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { outboundUrl } from "../common/outboundUrl.js";
 
-/** Timeouts of the facilitator calls, written once (RELIABILITY.md: verify 10 s, settle 30 s). */
+/** Timeouts of the facilitator calls, written once (docs/config-reference.md: verify 10 s, settle 30 s). */
 export const FACILITATOR_DEFAULTS = {
   verifyTimeoutMs: 10_000,
   settleTimeoutMs: 30_000,

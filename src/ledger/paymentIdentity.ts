@@ -15,7 +15,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * The identity one payment is known by in the ledger (RELIABILITY.md §Money 3): for an EVM
+ * The identity one payment is known by in the ledger (docs/middleware.md, "Settlement"): for an EVM
  * EIP-3009 authorization `(network, asset, from, nonce)` lower-cased, which is what the token
  * contract itself refuses to use twice; otherwise the SHA-256 of the canonical JSON of `payload`.
  */

@@ -61,7 +61,7 @@ export interface VerifiedCborPayment extends CheckedCborPayment {
 }
 
 /**
- * `application/x402+cbor` (WIRE.md §4): the CBOR offer, the checks the gateway makes itself (canonical
+ * `application/x402+cbor` (docs/cbor.md): the CBOR offer, the checks the gateway makes itself (canonical
  * form, the context digest of a still-valid PaymentRequest of this route, merchant, currency, amount,
  * the subject's signature, the humanity gate, the delegation chain), grant charges in the ledger, and
  * the CBOR facilitator. The money path around it is the JSON one.

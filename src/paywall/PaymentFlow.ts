@@ -50,10 +50,10 @@ export interface PaymentFlowDeps {
 }
 
 /**
- * The per-request flow of the paywall (ARCHITECTURE.md), framework-free: match → offer or verify →
- * serve → settle, on a request's {@link RequestFacts} and Node's `ServerResponse`. Never serves a
- * priced response whose payment did not settle, never settles one whose handler failed, never lets
- * one payment pay twice. Adapters (`x402()` for Express, `x402Node()`) only build the facts.
+ * The per-request flow of the paywall (docs/design/ARCHITECTURE.md), framework-free: match → offer or verify
+ * → serve → settle, on a request's {@link RequestFacts} and Node's `ServerResponse`. Never serves a priced
+ * response whose payment did not settle, never settles one whose handler failed, never lets one payment pay
+ * twice. Adapters (`x402()` for Express, `x402Node()`) only build the facts.
  */
 export class PaymentFlow {
   private readonly offers: Offers;

@@ -74,10 +74,10 @@ interface Entry {
 }
 
 /**
- * Caches `est_ouverte` answers per address (RELIABILITY.md: fail closed).
- * `0x1` is kept `positiveTtlMs`, `0x0` `negativeTtlMs`; concurrent misses for one address share
- * one RPC call; when the RPC fails, a `0x1` no older than its TTL + `staleIfErrorMs` is served,
- * and anything else is "not recognized". Errors are never cached.
+ * Caches `est_ouverte` answers per address (docs/recognition.md, "When the chain cannot be asked: fail
+ * closed"). `0x1` is kept `positiveTtlMs`, `0x0` `negativeTtlMs`; concurrent misses for one address share one
+ * RPC call; when the RPC fails, a `0x1` no older than its TTL + `staleIfErrorMs` is served, and anything else
+ * is "not recognized". Errors are never cached.
  */
 export class RecognitionCache implements Recognizer, RevocationListener {
   private readonly source: Recognizer;

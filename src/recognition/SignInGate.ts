@@ -12,8 +12,8 @@ export interface SignInContext {
 export type AdmitResult = { recognized: true; address: string } | { recognized: false; address: string };
 
 /**
- * Lets payers already recognized on the layer-2 chain in without paying again (WIRE.md §2–3).
- * The middleware depends on this interface only; `src/recognition/` implements it.
+ * Lets payers already recognized on the layer-2 chain in without paying again (docs/recognition.md, "The
+ * flow"). The middleware depends on this interface only; `src/recognition/` implements it.
  */
 export interface SignInGate {
   /** Extensions to merge into the 402 offer's `extensions`, e.g. `{ "sign-in-with-x": { info, supportedChains } }`. */

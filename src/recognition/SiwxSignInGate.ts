@@ -67,8 +67,8 @@ const PAYLOAD_SCHEMA = {
 } as const;
 
 /**
- * The `sign-in-with-x` extension (WIRE.md §2) in front of the recognition check: offers a fresh
- * challenge with every 402, and admits a request whose proof is good and whose address the chain
+ * The `sign-in-with-x` extension (docs/recognition.md, "The flow") in front of the recognition check: offers
+ * a fresh challenge with every 402, and admits a request whose proof is good and whose address the chain
  * recognizes. A failed chain check is "not recognized" (fail closed), never an error to the client.
  */
 export class SiwxSignInGate implements SignInGate {

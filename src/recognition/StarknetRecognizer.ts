@@ -23,8 +23,8 @@ export interface StarknetRecognizerOptions {
 export const EST_OUVERTE = "est_ouverte";
 
 /**
- * Asks the resource contract `est_ouverte(payer)` on Starknet (WIRE.md §3): a `starknet_call` on
- * `{rpcUrl}/rpc/v0_10` at block `latest`, params positional as the seed writes them.
+ * Asks the resource contract `est_ouverte(payer)` on Starknet (docs/recognition.md, "Configuration"): a
+ * `starknet_call` on `{rpcUrl}/rpc/v0_10` at block `latest`, params positional as the seed writes them.
  * Throws a {@link RecognitionError} when the call fails; it caches nothing (see RecognitionCache).
  */
 export class StarknetRecognizer implements Recognizer {

@@ -13,7 +13,10 @@ const line = (max: number) =>
     .regex(/^[^\r\n]*$/, "must not contain line breaks");
 const dateTime = z.iso.datetime({ offset: true, error: "expected an RFC 3339 date-time" });
 
-/** The `SIGN-IN-WITH-X` payload (WIRE.md §2): the offer's `info` echoed, plus the signer's part. */
+/**
+ * The `SIGN-IN-WITH-X` payload (docs/recognition.md, "The flow"): the offer's `info` echoed, plus the
+ * signer's part.
+ */
 export const signInPayloadSchema = z.object({
   domain: line(255).min(1),
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address"),

@@ -4,7 +4,10 @@ import { EST_OUVERTE } from "./StarknetRecognizer.js";
 /** Name of the offer extension that says where a client can run the recognition check itself. */
 export const STARKNET_RECOGNITION = "starknet-recognition";
 
-/** The `starknet-recognition` extension of a 402 offer (README: "Recognition"). */
+/**
+ * The `starknet-recognition` extension of a 402 offer (docs/recognition.md, "The offer names where to
+ * check: the `starknet-recognition` extension").
+ */
 export interface RecognitionExtension {
   /** The Starknet JSON-RPC v0.10 endpoint (`{rpcUrl}/rpc/v0_10`) to POST the call to. */
   rpcUrl: string;

@@ -1,6 +1,9 @@
 import { z } from "zod/v4";
 
-/** Where to ask whether a payer is recognized (`est_ouverte(payer)` on Starknet, WIRE.md §3). */
+/**
+ * Where to ask whether a payer is recognized (`est_ouverte(payer)` on Starknet, docs/recognition.md,
+ * "Configuration").
+ */
 export const recognitionSettingsSchema = z.strictObject({
   rpcUrl: z.url().meta({ description: "JSON-RPC base URL; calls go to `{rpcUrl}/rpc/v0_10`." }),
   announceRpcUrl: z.url().optional().meta({

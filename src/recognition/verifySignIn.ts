@@ -45,11 +45,11 @@ function reject(reason: SignInRejection, message: string, details: Record<string
 }
 
 /**
- * Checks a sign-in proof against the request it came with (WIRE.md §2): version and chain, domain =
- * the host served, uri = the resource, the time window, the EIP-4361 signature, and finally the nonce
- * (issued by us, consumed here, so a proof works once). Resolves the proven address, checksummed.
- * Throws `invalid_sign_in` / `sign_in_rejected`; a smart-wallet check that cannot reach its chain
- * throws a RecognitionError (`transport`), which the caller treats as "not recognized".
+ * Checks a sign-in proof against the request it came with (docs/recognition.md, "The flow"): version and
+ * chain, domain = the host served, uri = the resource, the time window, the EIP-4361 signature, and finally
+ * the nonce (issued by us, consumed here, so a proof works once). Resolves the proven address, checksummed.
+ * Throws `invalid_sign_in` / `sign_in_rejected`; a smart-wallet check that cannot reach its chain throws a
+ * RecognitionError (`transport`), which the caller treats as "not recognized".
  */
 export async function verifySignIn(payload: SignInPayload, options: VerifySignInOptions): Promise<string> {
   const { context } = options;

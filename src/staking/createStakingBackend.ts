@@ -58,7 +58,9 @@ export interface StakingBackend {
   close(): void;
 }
 
-/** The staking backend of STAKING.md: descriptor, health, ping, the operations, metrics and APR. */
+/**
+ * The staking backend of docs/staking-backend.md: descriptor, health, ping, the operations, metrics and APR.
+ */
 export function createStakingBackend(options: StakingBackendOptions = {}): StakingBackend {
   const parsed = stakingConfigSchema.safeParse(options.config ?? {});
   if (!parsed.success) {

@@ -2,7 +2,7 @@ import { BaseError } from "../common/BaseError.js";
 
 /**
  * Every error the staking backend answers with. Each has a stable wire `code` (UPPER_SNAKE, from
- * STAKING.md), an HTTP `status`, a one-line `message` a user can act on, and `details`.
+ * docs/staking-backend.md), an HTTP `status`, a one-line `message` a user can act on, and `details`.
  * `stakingErrorBody` is the only place that turns one into the response body.
  */
 export class StakingError extends BaseError {
@@ -37,7 +37,7 @@ export class InvalidJsonError extends StakingError {
   }
 }
 
-/** STAKING.md: a body over the size limit is bad input, so 400 (not 413). */
+/** docs/staking-backend.md, "Errors": a body over the size limit is bad input, so 400 (not 413). */
 export class PayloadTooLargeError extends StakingError {
   constructor(limitBytes: number) {
     super({

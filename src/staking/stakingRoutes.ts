@@ -26,8 +26,8 @@ export interface StakingRoute {
 const MEMBER_ERRORS = ["UNKNOWN_TOKEN", "POOL_MEMBER_NOT_FOUND"];
 
 /**
- * The 11 routes of STAKING.md (the descriptor itself is served at `/` and `/api`). Order matters to
- * Express: the validator metrics route comes before the user metrics route that would swallow it.
+ * The 11 routes of docs/staking-backend.md (the descriptor itself is served at `/` and `/api`). Order matters
+ * to Express: the validator metrics route comes before the user metrics route that would swallow it.
  */
 export const stakingRoutes: readonly StakingRoute[] = [
   { key: "health", method: "GET", path: "/health", summary: "Liveness of the backend", errors: [] },

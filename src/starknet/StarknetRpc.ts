@@ -36,7 +36,10 @@ export function selectorOf(entrypoint: string): string {
   return minimalFelt(hash.getSelectorFromName(entrypoint));
 }
 
-/** The JSON-RPC body of a `starknet_call`, positional as the seed writes it (WIRE.md §3). */
+/**
+ * The JSON-RPC body of a `starknet_call`, positional as the seed writes it (docs/recognition.md,
+ * "Configuration").
+ */
 export function starknetCallBody(
   id: number,
   contractAddress: string,

@@ -33,7 +33,7 @@ describe("config/gateway.schema.json", () => {
     expect(undocumented).toEqual([]);
   });
 
-  for (const path of ["config/gateway.yaml", "config/examples/production.yaml"]) {
+  for (const path of ["config/gateway.yaml", "config/gateway.example.yaml"]) {
     it(`accepts ${path} as written (with its \${VAR} references) and the loader accepts it interpolated`, async () => {
       const text = await read(path);
       const ajv = new Ajv2020({ strict: false, validateFormats: false });
@@ -49,6 +49,9 @@ describe("config/gateway.schema.json", () => {
         FACILITATOR_API_KEY: "k",
         X402_PAY_TO: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
         REDIS_URL: "redis://127.0.0.1:6379",
+        X402_FACILITATOR_URL: "https://facilitator.example.com",
+        X402_PUBLIC_URL: "https://api.example.com",
+        UPSTREAM_URL: "https://api.internal.example.com",
       };
       expect(() => parseConfig(text, { file: path, env })).not.toThrow();
     });

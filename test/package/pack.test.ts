@@ -11,6 +11,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   peerDependencies?: Record<string, string>;
   devDependencies: Record<string, string>;
   bin: Record<string, string>;
+  license: string;
   exports: Record<string, string | { default: string; types: string }>;
 };
 /** What stays out of the package: the local stack and `npm start`, which import devDependencies. */
@@ -32,7 +33,7 @@ function packageOf(specifier: string): string {
 describe("the published package", () => {
   // npm pack runs `prepare` (a clean build) first, so the list is what a user would install.
   it(
-    "npm pack lists exactly the build of the published sources, config, docs and README",
+    "npm pack lists exactly the build of the published sources, the config schema and example, README and LICENSE",
     { timeout: 180_000 },
     () => {
       const [packed] = JSON.parse(
@@ -44,7 +45,12 @@ describe("the published package", () => {
       ) as [{ files: { path: string }[] }];
       const files = packed.files.map((file) => file.path);
       const tops = new Set(files.map((path) => path.split("/")[0]));
-      expect([...tops].sort()).toEqual(["README.md", "config", "dist", "docs", "package.json"]);
+      expect([...tops].sort()).toEqual(["LICENSE", "README.md", "config", "dist", "package.json"]);
+      // The schema editors validate against and a production example; not the local demo's config.
+      expect(files.filter((path) => path.startsWith("config/")).sort()).toEqual([
+        "config/gateway.example.yaml",
+        "config/gateway.schema.json",
+      ]);
       const built = files.filter((path) => path.startsWith("dist/") && path.endsWith(".js"));
       const expected = publishedSources().map((path) =>
         path.replace(/^src\//, "dist/").replace(/\.ts$/, ".js"),
@@ -72,6 +78,13 @@ describe("the published package", () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it("the LICENSE is the licence package.json names", () => {
+    const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
+    expect(pkg.license).toBe("MIT");
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) x402-gateway contributors\n/);
+    expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND');
   });
 
   it("better-sqlite3 is an optional peer, not something every middleware user compiles", () => {

@@ -32,7 +32,7 @@ async function expectError(
 
 const post = (path: string, body: object) => request(running.url).post(path).send(body);
 
-describe("staking backend errors (STAKING.md catalogue)", () => {
+describe("staking backend errors (the docs/staking-backend.md catalogue)", () => {
   it("POOL_MEMBER_EXISTS (409): stake twice", async () => {
     await expectError(
       await post("/api/stake", { userAddress: "0x1", amount: "5" }),

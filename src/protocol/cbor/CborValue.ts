@@ -15,7 +15,7 @@ export type CborValue =
 
 export type CborMap = Map<string, CborValue>;
 
-/** Largest CBOR input decoded, in bytes (RELIABILITY.md). */
+/** Largest CBOR input decoded, in bytes (docs/cbor.md, "Decoder limits"). */
 export const MAX_CBOR_BYTES = 64 * 1024;
 /** Deepest nesting of arrays, maps and tags decoded (the profile's deepest message nests 4). */
 export const MAX_CBOR_DEPTH = 16;
