@@ -1,6 +1,7 @@
 /**
  * A Markdown table laid out as Prettier lays it out (every column as wide as its widest cell), so a
- * generated page passes `prettier --check` unchanged. Cells are single lines; `|` is escaped.
+ * generated page passes `prettier --check` unchanged. Cells are single lines; `|` is escaped. Widths count
+ * characters, which is what Prettier does for all but East Asian wide ones (none are written here).
  */
 export function renderMarkdownTable(
   header: readonly string[],

@@ -1,5 +1,5 @@
 import { BaseError } from "../common/BaseError.js";
-import type { ErrorCatalogueEntry } from "../common/renderErrorTable.js";
+import type { ErrorCatalogueEntry } from "../common/ErrorCatalogueEntry.js";
 
 /**
  * The gateway's error catalogue: every error that leaves the gateway has one of these codes, the HTTP

@@ -1,5 +1,5 @@
 import { BaseError } from "../common/BaseError.js";
-import type { ErrorCatalogueEntry } from "../common/renderErrorTable.js";
+import type { ErrorCatalogueEntry } from "../common/ErrorCatalogueEntry.js";
 
 /**
  * The staking backend's error catalogue: each code (UPPER_SNAKE, from STAKING.md) with its HTTP status

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { ErrorCatalogueEntry } from "../../src/common/renderErrorTable.js";
+import type { ErrorCatalogueEntry } from "../../src/common/ErrorCatalogueEntry.js";
 
 /** The rows of the generated `status | code | when` tables in a Markdown page, in page order. */
 export function errorTableRows(page: string): Array<{ status: number; code: string; when: string }> {
