@@ -34,7 +34,7 @@ export { RedisRevokedPayers } from "./recognition/RedisRevokedPayers.js";
 export type { RevocationRequest } from "./recognition/parseRevocationRequest.js";
 export type { RevocationReceipt } from "./recognition/revokePayer.js";
 export { RedisPaymentLedger, type RedisPaymentLedgerOptions } from "./ledger/RedisPaymentLedger.js";
-export { GatewayError, ERROR_STATUS, type ErrorCode } from "./protocol/errors.js";
+export { GatewayError, ERROR_CATALOGUE, ERROR_STATUS, type ErrorCode } from "./protocol/errors.js";
 export { encodeBase64Json, decodeBase64Json, Base64JsonError } from "./protocol/base64Json.js";
 export type {
   PaymentRequired,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import helmet from "helmet";
 import type { Logger } from "pino";
+import { ConfigError } from "../config/ConfigError.js";
 import type { AdminSettings, GatewayConfig } from "../config/gatewayConfigSchema.js";
 import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
 import { sendError } from "../paywall/respond.js";
@@ -200,7 +201,10 @@ function createAdmin(
   if (!settings.enabled) return [];
   const { revoke } = paywall;
   if (settings.token === undefined || revoke === undefined) {
-    throw new Error("admin.enabled needs admin.token and a paywall with revoke()");
+    // The schema demands the token, but a config built in code or a custom paywall can still lack what this needs.
+    const missing = settings.token === undefined ? "admin.token" : "a paywall with revoke()";
+    const message = `admin.enabled needs ${missing}`;
+    throw new ConfigError([{ file: "(gateway config)", path: "admin.enabled", message }]);
   }
   return [
     createAdminEndpoint({

@@ -1,53 +1,165 @@
 import { BaseError } from "../common/BaseError.js";
+import type { ErrorCatalogueEntry } from "../common/ErrorCatalogueEntry.js";
 
 /**
- * The gateway's error catalogue: every error that leaves the gateway has one of these codes,
- * the HTTP status written beside it, and one flat body shape `{ error, message, details }`.
+ * The gateway's error catalogue: every error that leaves the gateway has one of these codes, the HTTP
+ * status written beside it, when it is answered (the table of `docs/errors.md` is generated from it by
+ * `npm run docs`), and one flat body shape `{ error, message, details }`.
  */
-export const ERROR_STATUS = {
-  invalid_payment: 400,
-  invalid_sign_in: 400,
-  invalid_path: 400,
-  invalid_method_override: 400,
-  invalid_header: 400,
-  body_not_allowed: 400,
-  invalid_revocation: 400,
-  sign_in_rejected: 401,
-  admin_unauthorized: 401,
-  payment_required: 402,
-  payment_mismatch: 402,
-  payment_already_used: 402,
-  verification_failed: 402,
-  settlement_failed: 402,
-  delegation_invalid: 402,
-  delegation_expired: 402,
-  delegation_out_of_scope: 402,
-  delegation_cap_exceeded: 402,
-  humanity_claim_required: 402,
-  humanity_claim_invalid: 402,
-  humanity_issuer_untrusted: 402,
-  humanity_claim_mismatch: 402,
-  humanity_claim_expired: 402,
-  tls_required: 403,
-  payment_in_progress: 409,
-  length_required: 411,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  header_too_large: 431,
-  not_found: 404,
-  method_not_allowed: 405,
-  internal_error: 500,
-  facilitator_error: 502,
-  upstream_unavailable: 502,
-  response_too_large: 502,
-  facilitator_unavailable: 503,
-  ledger_unavailable: 503,
-  settlement_unknown: 503,
-  revocation_unavailable: 503,
-  upstream_timeout: 504,
-} as const;
+export const ERROR_CATALOGUE = {
+  invalid_payment: {
+    status: 400,
+    when: "`PAYMENT-SIGNATURE` is not base64 JSON (`details.stage`) or a field is wrong (`details.field`); CBOR: `details.problem`, `at` (cbor.md)",
+  },
+  invalid_sign_in: {
+    status: 400,
+    when: "a malformed `SIGN-IN-WITH-X`: not base64 JSON (`details.stage`), a wrong shape (`details.issues`), or an address with a wrong EIP-55 checksum",
+  },
+  invalid_path: {
+    status: 400,
+    when: "encoded `/` or `\\` in a path that could reach a priced route, or an `X-Original-URL`, `X-Rewrite-URL` or `X-Forwarded-Prefix` naming a path priced differently (`details.reason`)",
+  },
+  invalid_method_override: {
+    status: 400,
+    when: "`X-HTTP-Method-Override`, `X-HTTP-Method`, `X-Method-Override` or the query's `_method` names a method priced differently from the request's, or a form POST to a path priced for another method (`details.method`)",
+  },
+  invalid_header: {
+    status: 400,
+    when: "gateway: `Connection` naming a framing header, or a `Transfer-Encoding` other than `chunked` (`details.header`)",
+  },
+  body_not_allowed: {
+    status: 400,
+    when: "gateway: a GET, HEAD, DELETE, OPTIONS or TRACE with a body (`Content-Length` above 0 or `Transfer-Encoding`); nothing is verified, the connection is closed",
+  },
+  invalid_revocation: {
+    status: 400,
+    when: "a revocation (`revoke()`, the admin endpoint) that is malformed, or whose signed proof is untrusted or names another payer",
+  },
+  sign_in_rejected: {
+    status: 401,
+    when: "an unacceptable `SIGN-IN-WITH-X`: another version, chain, domain or uri, outside its time window, a bad signature, or a nonce unknown or used (`details.reason`)",
+  },
+  admin_unauthorized: {
+    status: 401,
+    when: "the admin endpoint without `Authorization: Bearer <admin.token>`",
+  },
+  payment_required: { status: 402, when: "no payment: the offer" },
+  payment_mismatch: {
+    status: 402,
+    when: "the payment is for other terms (`details.field`, `expected`, `received`)",
+  },
+  payment_already_used: { status: 402, when: "the payment already paid for a response" },
+  verification_failed: {
+    status: 402,
+    when: "the facilitator found it invalid (`details.reason` is its reason)",
+  },
+  settlement_failed: {
+    status: 402,
+    when: "settlement answered `success: false`; with `PAYMENT-RESPONSE`",
+  },
+  delegation_invalid: {
+    status: 402,
+    when: "CBOR: a `delegation_chain` that does not hold (`details.problem`: `malformed`, `bad_signature`, `broken_link`, `cycle`, `too_long`, `wrong_subject`, `not_accepted`)",
+  },
+  delegation_expired: {
+    status: 402,
+    when: "CBOR: a grant of the chain is past its `valid until` (`details.link`)",
+  },
+  delegation_out_of_scope: {
+    status: 402,
+    when: "CBOR: a grant does not cover this merchant / service (`details.link`, `scope`)",
+  },
+  delegation_cap_exceeded: {
+    status: 402,
+    when: "CBOR: a grant caps another currency, less than this price, or its total is spent (`details.link`, `cap`, `exceeded`: `currency`, `amount`, `total`)",
+  },
+  humanity_claim_required: {
+    status: 402,
+    when: "CBOR, a route with `acceptsHumanityGate`: the payment carries no `humanity_claim`",
+  },
+  humanity_claim_invalid: {
+    status: 402,
+    when: "the humanity claim is malformed, its signature fails, or it is not `is_human` (`details.problem`)",
+  },
+  humanity_issuer_untrusted: {
+    status: 402,
+    when: "the humanity claim's issuer is not in the route's `humanityIssuers` (`details.issuer`)",
+  },
+  humanity_claim_mismatch: {
+    status: 402,
+    when: "the humanity claim is about another key than the intent's subject",
+  },
+  humanity_claim_expired: {
+    status: 402,
+    when: "the humanity claim's validity (`details.validUntil`) has passed",
+  },
+  tls_required: { status: 403, when: "plain HTTP where HTTPS is required" },
+  not_found: {
+    status: 404,
+    when: "gateway: no upstream serves the path, or nothing is served at that path under `admin.path`",
+  },
+  method_not_allowed: {
+    status: 405,
+    when: "the admin endpoint with another method than `POST`; a method no route names (TRACE, PURGE, PROPFIND…) on a priced path; with `Allow`",
+  },
+  payment_in_progress: { status: 409, when: "the same payment is being used by another request" },
+  length_required: {
+    status: 411,
+    when: 'a `settle: "before"` route got a chunked body not read yet: send a `Content-Length`',
+  },
+  payload_too_large: {
+    status: 413,
+    when: "gateway: a request body over `limits.maxBodyBytes`, declared or streamed (`details.limit`); the admin endpoint's body over its limit",
+  },
+  unsupported_media_type: {
+    status: 415,
+    when: "a payment format (`application/x402+…`) this gateway does not speak",
+  },
+  header_too_large: {
+    status: 431,
+    when: "`PAYMENT-SIGNATURE` or `SIGN-IN-WITH-X` over 16 KiB (a CBOR payment: over 64 KiB of CBOR)",
+  },
+  internal_error: {
+    status: 500,
+    when: "a bug, or a setup the paywall cannot work with (a ledger that cannot count delegation grants); logged",
+  },
+  facilitator_error: {
+    status: 502,
+    when: "the facilitator's reply was malformed or it refused the request",
+  },
+  upstream_unavailable: {
+    status: 502,
+    when: "gateway: the upstream could not be reached or closed the connection before answering (`details.reason`)",
+  },
+  response_too_large: { status: 502, when: "the held response exceeded `maxHeldResponseBytes`" },
+  facilitator_unavailable: {
+    status: 503,
+    when: "the facilitator is unreachable, timed out or answered 5xx; with `Retry-After`",
+  },
+  ledger_unavailable: {
+    status: 503,
+    when: "the payment ledger (Redis) cannot be reached in time: nothing is verified; with `Retry-After`",
+  },
+  settlement_unknown: {
+    status: 503,
+    when: "`/settle` timed out or was cut, outcome not known yet; retry with the same payment",
+  },
+  revocation_unavailable: {
+    status: 503,
+    when: "Redis could not take a revocation: denied on this instance only; retry; with `Retry-After`",
+  },
+  upstream_timeout: {
+    status: 504,
+    when: "gateway: the upstream did not connect within its `connectTimeoutMs` or stayed silent for its `timeoutMs` (`details.reason`)",
+  },
+} as const satisfies Record<string, ErrorCatalogueEntry>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The HTTP status of each code (from {@link ERROR_CATALOGUE}). */
+export const ERROR_STATUS = Object.fromEntries(
+  Object.entries(ERROR_CATALOGUE).map(([code, entry]) => [code, entry.status]),
+) as { readonly [Code in ErrorCode]: (typeof ERROR_CATALOGUE)[Code]["status"] };
 
 export interface GatewayErrorOptions {
   details?: Record<string, unknown>;

@@ -1,19 +1,6 @@
 import { z } from "zod/v4";
+import { STAKING_ERRORS } from "./errors.js";
 import type { StakingRoute } from "./stakingRoutes.js";
-
-const STATUS_OF: Record<string, number> = {
-  AMOUNT_IS_ZERO: 400,
-  AMOUNT_TOO_HIGH: 400,
-  UNKNOWN_TOKEN: 404,
-  POOL_MEMBER_NOT_FOUND: 404,
-  CALLER_CANNOT_ADD_TO_POOL: 403,
-  POOL_MEMBER_EXISTS: 409,
-  VALIDATOR_EXITING: 409,
-  INSUFFICIENT_BALANCE: 409,
-  MISSING_UNSTAKE_INTENT: 409,
-  INTENT_WINDOW_NOT_FINISHED: 409,
-  NOTHING_TO_RESTAKE: 409,
-};
 
 const errorBodySchema = z.object({
   success: z.literal(false),
@@ -101,7 +88,7 @@ export function buildOpenApiDocument(options: {
       };
     }
     for (const code of route.errors) {
-      const status = String(STATUS_OF[code] ?? 400);
+      const status = String(STAKING_ERRORS[code].status);
       const existing = responses[status] as { description: string } | undefined;
       responses[status] = {
         description: existing ? `${existing.description}, ${code}` : code,

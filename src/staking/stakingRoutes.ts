@@ -1,4 +1,5 @@
 import type { z } from "zod/v4";
+import type { StakingErrorCode } from "./errors.js";
 import {
   addToPoolBodySchema,
   memberBodySchema,
@@ -20,10 +21,10 @@ export interface StakingRoute {
   query?: z.ZodType;
   params?: z.ZodType;
   /** Conflict and not-found codes this route may answer (documented in OpenAPI). */
-  errors: string[];
+  errors: StakingErrorCode[];
 }
 
-const MEMBER_ERRORS = ["UNKNOWN_TOKEN", "POOL_MEMBER_NOT_FOUND"];
+const MEMBER_ERRORS: StakingErrorCode[] = ["UNKNOWN_TOKEN", "POOL_MEMBER_NOT_FOUND"];
 
 /**
  * The 11 routes of docs/staking-backend.md (the descriptor itself is served at `/` and `/api`). Order matters

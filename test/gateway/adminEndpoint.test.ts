@@ -2,7 +2,9 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { privateKeyToAccount } from "viem/accounts";
+import { ConfigError } from "../../src/config/ConfigError.js";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
+import type { GatewayPaywall } from "../../src/gateway/createGateway.js";
 import { MEMBER_PUBLIC_URL, memberRouteConfig } from "../support/memberRouteConfig.js";
 import { ADMIN_MAX_BODY_BYTES } from "../../src/gateway/createAdminEndpoint.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
@@ -288,5 +290,42 @@ describe("the admin config", () => {
       }).success,
     ).toBe(false);
     expect(gatewayConfigSchema.parse({ ...base }).admin).toEqual({ enabled: false, path: "/_x402/admin" });
+  });
+
+  it("createGateway refuses an enabled admin endpoint it cannot serve with a ConfigError naming what is missing", () => {
+    const parsed = gatewayConfigSchema.parse(config({ admin: { enabled: true, token: TOKEN } }));
+    const logger = createGatewayLogger("silent");
+    // A paywall given in code (GatewayDeps.paywall): with and without the revoke() the endpoint calls.
+    const passThrough: GatewayPaywall = (_req, _res, next) => next();
+    const revoking = Object.assign((...args: Parameters<GatewayPaywall>) => passThrough(...args), {
+      revoke: () => Promise.reject(new Error("not called: the gateway is never served")),
+    });
+    const refusal = (build: () => unknown) => {
+      try {
+        build();
+      } catch (error) {
+        return error;
+      }
+      throw new Error("createGateway accepted the config");
+    };
+
+    const tokenless = { ...parsed, admin: { ...parsed.admin, token: undefined } };
+    const noToken = refusal(() => createGateway(tokenless, { logger, paywall: () => revoking }));
+    const noRevoke = refusal(() => createGateway(parsed, { logger, paywall: () => passThrough }));
+
+    for (const [error, missing] of [
+      [noToken, "admin.token"],
+      [noRevoke, "a paywall with revoke()"],
+    ] as const) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error).toMatchObject({
+        code: "invalid_config",
+        problems: [
+          { file: "(gateway config)", path: "admin.enabled", message: `admin.enabled needs ${missing}` },
+        ],
+      });
+    }
+    // The same config with both is accepted (and never served here).
+    expect(createGateway(parsed, { logger, paywall: () => revoking }).config.admin.enabled).toBe(true);
   });
 });
