@@ -9,7 +9,7 @@ import type { ErrorCatalogueEntry } from "../common/ErrorCatalogueEntry.js";
 export const ERROR_CATALOGUE = {
   invalid_payment: {
     status: 400,
-    when: "`PAYMENT-SIGNATURE` is not base64 JSON (`details.stage`) or a field is wrong (`details.field`); CBOR: `details.problem`, `at` (cbor.md)",
+    when: "`PAYMENT-SIGNATURE` is not base64 JSON (`details.stage`) or a field is wrong (`details.field`); CBOR: `details.problem`, `at` (docs/cbor.md)",
   },
   invalid_sign_in: {
     status: 400,
