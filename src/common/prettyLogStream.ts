@@ -20,7 +20,8 @@ function field(key: string, value: unknown): string {
         ? JSON.stringify(value)
         : value
       : JSON.stringify(value);
-  return `${key}=${text}`;
+  // A key or value can never break the one-line promise: line breaks stay escaped.
+  return `${/[\s="]/.test(key) ? JSON.stringify(key) : key}=${text}`;
 }
 
 /** One pino JSON line as `HH:MM:SS.mmm LEVEL msg key=value …`; a line that is not JSON passes unchanged. */
@@ -40,7 +41,8 @@ export function formatLogLine(line: string): string {
   const err = entry.err as { stack?: unknown } | undefined;
   // A logged error's stack reads better on its own lines than inside a JSON string.
   const stack = typeof err?.stack === "string" ? `\n${err.stack}` : "";
-  return `${[time, level, String(entry.msg ?? ""), ...rest].filter(Boolean).join(" ")}${stack}\n`;
+  const msg = String(entry.msg ?? "").replace(/[\r\n]/g, (c) => (c === "\n" ? "\\n" : "\\r"));
+  return `${[time, level, msg, ...rest].filter(Boolean).join(" ")}${stack}\n`;
 }
 
 /** A pino destination writing {@link formatLogLine}'s text to `out` (stdout by default): for terminals. */

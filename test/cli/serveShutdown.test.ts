@@ -62,6 +62,9 @@ logging: { level: info }
     expect(response.headers.get("payment-response")).toBeTruthy();
     const result = await done;
     expect(result.code).toBe(0);
+    // The bin's last word, after the drain: what a process manager's journal shows.
+    const last = JSON.parse(result.stdout.trim().split("\n").at(-1) as string) as Record<string, unknown>;
+    expect(last).toMatchObject({ msg: "stopped", signal: "SIGTERM" });
     expect(stack.facilitator.calls.settle).toBe(settles + 1);
     expect(await stack.balanceOf(stack.accounts.payee.address)).toBe(before + 10_000n);
   }, 60_000);

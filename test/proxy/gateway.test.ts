@@ -347,6 +347,9 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     expect(text).toContain('x402_gateway_requests_total{route="GET /priced",outcome="offered",code="402"} 1');
     expect(text).toMatch(/x402_gateway_requests_total\{route="unpriced",outcome="free",code="200"\} 1/);
     expect(text).toContain("x402_gateway_settle_duration_seconds");
+    // Node's default process metrics, in the gateway's own registry.
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 
   it("logs one JSON line per request with the payment headers redacted", async () => {
