@@ -157,10 +157,10 @@ describe("x402-gateway serve", () => {
     expect(lines.filter((line) => line.startsWith("{"))).toEqual([]);
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^\d\d:\d\d:\d\d\.\d{3} INFO  request .*method=GET .*path=\/free\/thing .*status=200/,
+        /^\d\d:\d\d:\d\d\.\d{3} INFO {2}request .*method=GET .*path=\/free\/thing .*status=200/,
       ),
     );
-    expect(lines.at(-1)).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  stopped signal=SIGTERM$/);
+    expect(lines.at(-1)).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}stopped signal=SIGTERM$/);
 
     const bogus = await runCli(CLI, ["serve", "--config", file], { LOG_FORMAT: "colour" });
     expect(bogus.code).toBe(1);
