@@ -271,7 +271,12 @@ export async function runGatewayCli(argv: string[], io: CommandIo): Promise<numb
 
 const io: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 runGatewayCli(process.argv.slice(2), io).then(
-  (code) => process.exit(code),
+  (code) => {
+    // Exit when the loop empties, so the logger's pending asynchronous writes (the final "stopped") reach
+    // stdout; a stray handle (an idle keep-alive socket) delays the exit by a second at most.
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 1_000).unref();
+  },
   (error: unknown) => {
     console.error(`x402-gateway: ${(error as Error).stack ?? String(error)}`);
     process.exit(1);
