@@ -34,6 +34,10 @@ export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Pro
     let failed = false;
     const alive = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
     const fork = () => cluster.fork();
+    const finish = () => {
+      if (announced) io.stdout.write(`x402-gateway stopped (${workers} workers)\n`);
+      resolve(failed ? 1 : 0);
+    };
 
     cluster.on("listening", (worker, address) => {
       listening.add(worker.id);
@@ -51,7 +55,7 @@ export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Pro
       if (stopping || !announced) {
         // A worker that cannot start (port taken, bad TLS files) stops the whole cluster.
         if (!stopping) stop("SIGTERM");
-        if (alive().length === 0) resolve(failed ? 1 : 0);
+        if (alive().length === 0) finish();
         return;
       }
       io.stderr.write(`x402-gateway: worker ${worker.id} exited (${signal ?? code}); starting another\n`);
@@ -70,7 +74,7 @@ export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Pro
         if (listening.has(worker.id)) worker.send(DRAIN_MESSAGE);
         else worker.process.kill("SIGTERM");
       }
-      if (alive().length === 0) resolve(failed ? 1 : 0);
+      if (alive().length === 0) finish();
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);

@@ -7,6 +7,8 @@ import { pino } from "pino";
 import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { loadConfig } from "../config/loadConfig.js";
+import { logFormatFrom } from "../common/logFormat.js";
+import { prettyLogStream } from "../common/prettyLogStream.js";
 import { findFreePort } from "../dev/findFreePort.js";
 import { DEFAULT_RECORD_DELAY_MS } from "../dev/PayerRecorder.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
@@ -14,6 +16,7 @@ import { STAND_IN_NOTICE } from "../dev/startStarknetStandIn.js";
 import { CBOR_DEV_BALANCES, cborDevPayer } from "../dev/cborDevPayers.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startCborFacilitator.js";
 import { createGateway } from "../gateway/createGateway.js";
+import { createGatewayLogger } from "../gateway/createGatewayLogger.js";
 import { listenGateway, type RunningGateway } from "../gateway/listenGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
 import { agentPayLines } from "./start/agentPayLines.js";
@@ -36,7 +39,8 @@ Ctrl-C stops everything.
   --help    this text
 
 Environment: X402_GATEWAY_PORT (default 8402; 0 picks a free port), X402_RECORD_DELAY_MS (how long
-after a settlement the payer is recorded on layer 2; default ${DEFAULT_RECORD_DELAY_MS}), LOG_LEVEL (default info).`;
+after a settlement the payer is recorded on layer 2; default ${DEFAULT_RECORD_DELAY_MS}), LOG_LEVEL (default info), LOG_FORMAT (default pretty; json writes
+one JSON object per log line).`;
 
 async function main(): Promise<number> {
   let values;
@@ -104,7 +108,7 @@ async function main(): Promise<number> {
 
     const staking: ListeningStakingBackend = await listenStakingBackend({
       config: { adapter: "local", local: { dataFile } },
-      logger: pino({ level: process.env.LOG_LEVEL ?? "warn" }),
+      logger: pino({ level: process.env.LOG_LEVEL ?? "warn" }, logStream()),
       host: "127.0.0.1",
       port: 0,
     });
@@ -150,7 +154,8 @@ async function main(): Promise<number> {
     // The admin endpoint (revocations), on loopback with a fresh token each start: the demo's refund step.
     const adminToken = randomBytes(32).toString("hex");
     config.admin = { ...config.admin, enabled: true, token: adminToken };
-    const gateway: RunningGateway = await listenGateway(createGateway(config));
+    const logger = createGatewayLogger(config.logging.level, logStream());
+    const gateway: RunningGateway = await listenGateway(createGateway(config, { logger }));
     cleanups.push(() => gateway.close());
 
     const routes = buildRouteTable(config).routes;
@@ -238,3 +243,8 @@ main().then(
     process.exit(1);
   },
 );
+
+/** `npm start` runs in a terminal: readable log lines unless LOG_FORMAT=json asks for the service format. */
+function logStream() {
+  return logFormatFrom(process.env.LOG_FORMAT, "pretty") === "pretty" ? prettyLogStream() : undefined;
+}

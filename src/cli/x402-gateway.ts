@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import cluster from "node:cluster";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { logFormatFrom } from "../common/logFormat.js";
 import { ConfigError } from "../config/ConfigError.js";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
-import { loadConfig } from "../config/loadConfig.js";
+import { inspectConfig, loadConfig } from "../config/loadConfig.js";
 import { ledgerSharingProblems } from "../config/ledgerSharingProblems.js";
 import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js";
 import type { CommandIo } from "./recognize.js";
@@ -21,14 +23,17 @@ Commands:
   revoke --config <file> --payer <address>
                              revoke a refunded payer's recognition on every running instance
 
+Options:
+  --version                  print the version and exit
+
 Run \`x402-gateway <command> --help\` for a command's options.`;
 
 const SERVE_USAGE = `Usage: x402-gateway serve --config <file> [--port <n>] [--host <addr>] [--workers <n>|auto]
 
 Runs the gateway described by <file> (YAML or JSON; \${VAR} and \${VAR:-default} read the environment).
-Prints "x402-gateway listening on <url>", then one JSON log line per request.
-SIGTERM or SIGINT: stop accepting, let in-flight requests and settlements finish (limits.drainTimeoutMs),
-exit 0.
+Prints "x402-gateway listening on <url>", then one JSON log line per request (LOG_FORMAT=pretty: one
+readable line each, for a terminal). SIGTERM or SIGINT: stop accepting, let in-flight requests and
+settlements finish (limits.drainTimeoutMs), log "stopped", exit 0.
 
   --config  the config file (required); the package's config/gateway.example.yaml is a production one
   --port    overrides listen.port (0 picks a free port)
@@ -43,7 +48,8 @@ Exit status: 0 after a clean shutdown, 1 when the config is invalid or the port 
 const CHECK_USAGE = `Usage: x402-gateway check-config <file> [--workers <n>|auto]
 
 Validates a gateway config file exactly as \`serve\` would (schema, \${VAR} references, prices, route keys,
-https-only outbound URLs, the listener's TLS) without starting anything. Prints every problem as
+https-only outbound URLs, the listener's TLS and that its certificate and key files exist, parse and
+match) without starting anything; environment, schema and cross-field problems are reported together. Prints every problem as
 "<file>:<line>:<column> <key>: <what was expected>", and a warning for settings that are safe on one
 instance only (recognition with a memory ledger).
 
@@ -84,19 +90,17 @@ async function checkConfig(argv: string[], io: CommandIo): Promise<number> {
       CHECK_USAGE,
     );
   }
-  try {
-    const config = await loadConfig(file);
-    const sharing = ledgerSharingProblems(config, workers);
+  const { config, problems } = await inspectConfig(file);
+  const sharing = config ? ledgerSharingProblems(config, workers) : { refusals: [], warnings: [] };
+  if (problems.length > 0 || sharing.refusals.length > 0) {
+    // Every problem of the run at once: the file's, then what this deployment (--workers) adds.
+    if (problems.length > 0) io.stderr.write(`${new ConfigError(problems).message}\n`);
     for (const refusal of sharing.refusals) io.stderr.write(`${file}: ${refusal}\n`);
-    if (sharing.refusals.length > 0) return 1;
-    for (const warning of sharing.warnings) io.stderr.write(`${file}: warning: ${warning}\n`);
-    io.stdout.write(`${file}: ok — ${describeConfig(config)}\n`);
-    return 0;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    io.stderr.write(`${error.message}\n`);
     return 1;
   }
+  for (const warning of sharing.warnings) io.stderr.write(`${file}: warning: ${warning}\n`);
+  io.stdout.write(`${file}: ok — ${describeConfig(config as GatewayConfig)}\n`);
+  return 0;
 }
 
 function describeConfig(config: GatewayConfig): string {
@@ -142,6 +146,13 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     );
   }
 
+  try {
+    logFormatFrom(process.env.LOG_FORMAT);
+  } catch (error) {
+    io.stderr.write(`x402-gateway serve: ${(error as Error).message}\n`);
+    return 1;
+  }
+
   let config: GatewayConfig;
   try {
     config = await loadConfig(args.config);
@@ -166,6 +177,8 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
   if (workers > 1 && cluster.isPrimary) {
     const scheme = config.listen.tls ? "https" : "http";
+    // One scrape of any worker's /metrics answers for the whole cluster.
+    (await import("./clusterMetrics.js")).aggregateWorkerMetrics();
     return servePrimary({ workers, scheme, host: config.listen.host, io });
   }
 
@@ -180,7 +193,10 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     : undefined;
   let gateway;
   try {
-    gateway = createGateway(config, logger ? { logger } : {});
+    const metricsText = cluster.isWorker
+      ? (await import("./clusterMetrics.js")).clusterMetricsText
+      : undefined;
+    gateway = createGateway(config, logger ? { logger, metricsText } : {});
   } catch (error) {
     if (!(error instanceof X402OptionsError)) throw error;
     io.stderr.write(`invalid config ${args.config}:\n${error.problems.join("\n")}\n`);
@@ -195,9 +211,8 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     );
     return 1;
   }
-  if (cluster.isPrimary) io.stdout.write(`x402-gateway listening on ${running.url}\n`);
-
-  return new Promise<number>((resolve) => {
+  // The handlers are in place before the line that tells a supervisor (or a test) it may signal.
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       // A worker hears from the primary and maybe from the terminal too: once is enough.
@@ -208,12 +223,23 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
       }
       stopping = true;
       gateway.logger.info({ signal }, "shutting down");
-      void running.close().then(() => resolve(0));
+      void running.close().then(() => {
+        gateway.logger.info({ signal }, "stopped");
+        gateway.logger.flush(() => resolve(0));
+      });
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
     if (cluster.isWorker) process.on("message", (message) => message === DRAIN_MESSAGE && stop("SIGTERM"));
   });
+  if (cluster.isPrimary) io.stdout.write(`x402-gateway listening on ${running.url}\n`);
+  return stopped;
+}
+
+/** This package's version: package.json sits two levels up from both src/cli and dist/cli. */
+function packageVersion(): string {
+  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
 }
 
 /** Runs the `x402-gateway` command line; resolves the exit status. */
@@ -228,6 +254,10 @@ export async function runGatewayCli(argv: string[], io: CommandIo): Promise<numb
       return (await import("./recognize.js")).runRecognize(rest, io);
     case "revoke":
       return (await import("./revoke.js")).runRevoke(rest, io);
+    case "--version":
+    case "-v":
+      io.stdout.write(`${packageVersion()}\n`);
+      return 0;
     case undefined:
     case "--help":
     case "-h":
@@ -241,7 +271,12 @@ export async function runGatewayCli(argv: string[], io: CommandIo): Promise<numb
 
 const io: CommandIo = { stdout: process.stdout, stderr: process.stderr };
 runGatewayCli(process.argv.slice(2), io).then(
-  (code) => process.exit(code),
+  (code) => {
+    // Exit when the loop empties, so the logger's pending asynchronous writes (the final "stopped") reach
+    // stdout; a stray handle (an idle keep-alive socket) delays the exit by a second at most.
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 1_000).unref();
+  },
   (error: unknown) => {
     console.error(`x402-gateway: ${(error as Error).stack ?? String(error)}`);
     process.exit(1);

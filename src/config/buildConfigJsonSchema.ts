@@ -1,6 +1,9 @@
 import { z } from "zod/v4";
 import { gatewayConfigSchema } from "./gatewayConfigSchema.js";
 
+/** Where the schema says it lives: the package exports it as `x402-gateway/gateway.schema.json`. */
+export const CONFIG_SCHEMA_ID = "https://unpkg.com/x402-gateway/config/gateway.schema.json";
+
 /** The JSON Schema editors use to complete and check a gateway config file (`config/gateway.schema.json`). */
 export function buildConfigJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(gatewayConfigSchema, { io: "input", unrepresentable: "any" }) as Record<
@@ -8,6 +11,7 @@ export function buildConfigJsonSchema(): Record<string, unknown> {
     unknown
   >;
   return {
+    $id: CONFIG_SCHEMA_ID,
     ...(allowEnvReferences(schema) as Record<string, unknown>),
     title: "x402-gateway config",
     description:

@@ -9,6 +9,8 @@ import { ConfigError, type ConfigProblem } from "./ConfigError.js";
 import { gatewayConfigSchema, type GatewayConfig } from "./gatewayConfigSchema.js";
 import { interpolateEnv } from "./interpolateEnv.js";
 import { keysAllowedAt } from "./keysAllowedAt.js";
+import { tlsFileProblems } from "./tlsFileProblems.js";
+import { unquotedFlowReference } from "./unquotedFlowReference.js";
 
 export interface LoadConfigOptions {
   /** Where `${VAR}` references are looked up; `process.env` by default. */
@@ -16,26 +18,58 @@ export interface LoadConfigOptions {
 }
 
 type Located = { node: Node | null; keyNode: Node | null; found: boolean };
+type Place = { line?: number; column?: number };
 
 /** Read, interpolate and validate a YAML or JSON config file; throws {@link ConfigError} naming file, line and key. */
 export async function loadConfig(file: string, options: LoadConfigOptions = {}): Promise<GatewayConfig> {
+  const { config, problems } = await inspectConfig(file, options);
+  if (config === undefined || problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** What {@link inspectConfig} found: every problem, and the config when the file got as far as validating. */
+export interface ConfigInspection {
+  /** The validated config; absent when the syntax, an environment variable or the schema failed. */
+  config?: GatewayConfig;
+  /** Every problem found, in file order (empty when the config can be used). */
+  problems: ConfigProblem[];
+}
+
+/**
+ * {@link loadConfig}, collecting instead of throwing: environment and schema problems together, then the
+ * cross-field rules and the listener's TLS files (that they exist, parse and match), so one run shows all.
+ */
+export async function inspectConfig(
+  file: string,
+  options: LoadConfigOptions = {},
+): Promise<ConfigInspection> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ConfigError([
-      { file, path: "(root)", message: `cannot read the file: ${(error as Error).message}` },
-    ]);
+    return {
+      problems: [{ file, path: "(root)", message: `cannot read the file: ${(error as Error).message}` }],
+    };
   }
-  const config = parseConfig(text, { file, env: options.env ?? process.env });
-  const base = dirname(resolve(file));
-  if (config.listen.tls) {
+  const inspection = validateConfig(text, { file, env: options.env ?? process.env });
+  const { config } = inspection;
+  if (config?.listen.tls) {
+    const base = dirname(resolve(file));
     config.listen.tls = {
       certFile: resolve(base, config.listen.tls.certFile),
       keyFile: resolve(base, config.listen.tls.keyFile),
     };
+    for (const problem of await tlsFileProblems(config.listen.tls)) {
+      const path = ["listen", "tls", problem.key];
+      inspection.problems.push({
+        file,
+        ...inspection.at(path),
+        path: formatPath(path),
+        message: problem.message,
+      });
+    }
   }
-  return config;
+  return { config, problems: inspection.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
 }
 
 /** {@link loadConfig} without the file system: `file` only names the source in errors. */
@@ -43,6 +77,16 @@ export function parseConfig(
   text: string,
   options: { file: string; env: Readonly<Record<string, string | undefined>> },
 ): GatewayConfig {
+  const { config, problems } = validateConfig(text, options);
+  if (config === undefined || problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** A text's problems and config; `at` places a key path in the file (for checks made after this one). */
+function validateConfig(
+  text: string,
+  options: { file: string; env: Readonly<Record<string, string | undefined>> },
+): ConfigInspection & { problems: ConfigProblem[]; at: (path: PropertyKey[]) => Place } {
   const { file } = options;
   const lineCounter = new LineCounter();
   // Hex and octal integers are off: an unquoted `0x…` address must stay a string, not become a number.
@@ -55,41 +99,73 @@ export function parseConfig(
           typeof tag !== "object" || !("format" in tag) || (tag.format !== "HEX" && tag.format !== "OCT"),
       ),
   });
-  const at = (offset: number | undefined) => {
+  const at = (offset: number | undefined): Place => {
     if (offset === undefined) return {};
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
+  const atPath = (path: PropertyKey[]): Place => {
+    const located = locate(doc, path);
+    return at((located.found ? located.node : (located.keyNode ?? located.node))?.range?.[0]);
+  };
 
   if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((error) => ({
+    // One cause, dozens of parser errors: an unquoted ${VAR} in a flow mapping gets one line that says so.
+    const reference = unquotedFlowReference(text);
+    if (reference !== undefined) {
+      const [literal = "${VAR}", name = "VAR"] = /^\$\{([^}:]*)[^}]*\}?/.exec(text.slice(reference)) ?? [];
+      // The flow entry the reference is in (after the last `{`, `[` or `,`), as it would read on its own line.
+      const entry = /[^{[,]*$/.exec(text.slice(0, reference))?.[0].trim() ?? "";
+      const blockStyle = /^[\w.-]+\s*:/.test(entry)
+        ? `write the key on its own line (${entry} ${literal})`
+        : `write the list one item per line (- ${entry ? `${entry} ` : ""}${literal})`;
+      return {
+        at: atPath,
+        problems: [
+          {
+            file,
+            ...at(reference),
+            path: "(syntax)",
+            message: `invalid YAML: an unquoted \${${name}} inside { … } or [ … ] reads as YAML braces; ${blockStyle}, or quote it ("\${${name}}") where the value is text`,
+          },
+        ],
+      };
+    }
+    return {
+      at: atPath,
+      problems: doc.errors.map((error) => ({
         file,
         ...at(error.pos[0]),
         path: "(syntax)",
         message: `invalid YAML/JSON: ${error.message.split("\n")[0]}`,
       })),
-    );
+    };
   }
 
-  const problems: ConfigProblem[] = [];
-  interpolateNode(doc.contents, [], options.env, (path, node, missing) =>
-    problems.push({
+  const missing: ConfigProblem[] = [];
+  interpolateNode(doc.contents, [], options.env, (path, node, names) =>
+    missing.push({
       file,
       ...at(node.range?.[0]),
       path: formatPath(path),
-      message: missing
+      message: names
         .map((name) => `environment variable ${name} is not set (set it, or write \${${name}:-default})`)
         .join("; "),
     }),
   );
-  if (problems.length > 0) throw new ConfigError(problems);
 
   const data: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
   const result = gatewayConfigSchema.safeParse(data);
-  if (!result.success) {
-    const problems = result.error.issues.flatMap((issue) => describeIssue(issue, doc, file, at));
-    throw new ConfigError(problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+  if (!result.success || missing.length > 0) {
+    // A key whose variable is missing is reported once, as the missing variable, not again by the schema.
+    const unset = new Set(missing.map((problem) => problem.path));
+    const schema = result.success
+      ? []
+      : result.error.issues
+          .flatMap((issue) => describeIssue(issue, doc, file, at))
+          .filter((problem) => !unset.has(problem.path));
+    const problems = [...missing, ...schema].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    return { at: atPath, problems };
   }
   const config = result.data;
   // The schema checks each price's shape; the route table checks what only the whole config can say
@@ -106,11 +182,13 @@ export function parseConfig(
     const path = onField ? ["routes", error.key, field] : ["routes", error.key];
     const located = locate(doc, path);
     const node = located.found && onField ? located.node : (located.keyNode ?? located.node);
-    throw new ConfigError([
-      { file, ...at(node?.range?.[0]), path: formatPath(path), message: onField ? rest : detail },
-    ]);
+    return {
+      config,
+      at: atPath,
+      problems: [{ file, ...at(node?.range?.[0]), path: formatPath(path), message: onField ? rest : detail }],
+    };
   }
-  return config;
+  return { config, at: atPath, problems: [] };
 }
 
 function describeIssue(

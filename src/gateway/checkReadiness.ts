@@ -6,6 +6,36 @@ export interface ReadinessCheck {
   url: string;
   status?: number;
   error?: string;
+  /** Why a failed check failed, coarse enough to show anyone: `unreachable`, `timeout`, `tls`, `status_503`, `error`. */
+  reason?: string;
+}
+
+/** Connection-level failures that mean "nothing answered at that address". */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+]);
+
+/** A fetch failure as a reason word: never the URL or the error's text, which may carry a host or a token. */
+function failureReason(error: unknown): string {
+  const name = (error as Error).name;
+  const code = (error as { cause?: { code?: string } }).cause?.code ?? "";
+  if (
+    name === "TimeoutError" ||
+    name === "AbortError" ||
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "ETIMEDOUT"
+  )
+    return "timeout";
+  if (UNREACHABLE.has(code)) return "unreachable";
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return "tls";
+  return "error";
 }
 
 export interface Readiness {
@@ -26,10 +56,16 @@ async function probe(
     });
     await response.body?.cancel();
     const ok = options.needs2xx ? response.ok : true;
-    return { name, ok, url, status: response.status };
+    return { name, ok, url, status: response.status, ...(ok ? {} : { reason: `status_${response.status}` }) };
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return { name, ok: false, url, error: cause?.code ?? cause?.message ?? (error as Error).message };
+    return {
+      name,
+      ok: false,
+      url,
+      error: cause?.code ?? cause?.message ?? (error as Error).message,
+      reason: failureReason(error),
+    };
   }
 }
 

@@ -60,6 +60,11 @@ export interface GatewayDeps {
   fetch?: typeof fetch;
   /** Extra paywall options only code can give (a facilitator or ledger instance, `onPaid`, a clock…). */
   paywallOverrides?: Partial<X402NodeOptions>;
+  /**
+   * What `/metrics` serves, given this gateway's registry; by default the registry's own text
+   * (`serve --workers` serves every worker's, aggregated by the cluster's primary).
+   */
+  metricsText?: (registry: GatewayMetrics["registry"]) => () => Promise<string>;
 }
 
 export type { RunningGateway };
@@ -135,7 +140,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     }),
   );
   const localRoutes: LocalRoute[] = [...healthRoutes(createReadinessProbe(config, fetchImpl, logger), drain)];
-  if (metricsSettings.enabled) localRoutes.push(metricsRoute(metricsSettings.path, metrics));
+  if (metricsSettings.enabled) {
+    const text = deps.metricsText?.(metrics.registry) ?? (() => metrics.registry.metrics());
+    localRoutes.push(metricsRoute(metricsSettings.path, metrics.registry.contentType, text));
+  }
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
   const proxies = [...upstreams]
     .sort((a, b) => b.prefix.length - a.prefix.length)

@@ -1,4 +1,6 @@
 import { pino, type DestinationStream, type Logger } from "pino";
+import { logFormatFrom } from "../common/logFormat.js";
+import { prettyLogStream } from "../common/prettyLogStream.js";
 
 /** Values of these never reach a log whole: signatures, proofs and credentials are cut to a short prefix. */
 export const REDACTED_HEADERS = [
@@ -24,12 +26,16 @@ const censor = (value: unknown, path: string[]): string => {
 /**
  * pino, JSON lines, with the payment and auth headers redacted wherever a `headers` object is logged.
  * By default on stdout, written asynchronously (lines written while a write is pending go out together);
- * the gateway flushes it when it has drained, and pino flushes it on exit.
+ * the gateway flushes it when it has drained, and pino flushes it on exit. `LOG_FORMAT=pretty` writes
+ * one readable line per entry instead (for a terminal); JSON stays the default for services.
  */
 export function createGatewayLogger(level: string, destination?: DestinationStream): Logger {
   const paths = REDACTED_HEADERS.flatMap((name) => [`headers["${name}"]`, `req.headers["${name}"]`]);
   return pino(
     { level, base: { name: "x402-gateway" }, redact: { paths, censor } },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ??
+      (logFormatFrom(process.env.LOG_FORMAT) === "pretty"
+        ? prettyLogStream()
+        : pino.destination({ dest: 1, sync: false })),
   );
 }

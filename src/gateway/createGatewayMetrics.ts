@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 import type { PaywallObserver } from "../paywall/PaywallObserver.js";
 
 const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -13,9 +13,10 @@ export interface GatewayMetrics {
   upstreamError(upstream: string, code: string): void;
 }
 
-/** The gateway's Prometheus metrics. */
+/** The gateway's Prometheus metrics, with Node's process metrics (CPU, memory, event loop lag, GC) beside them. */
 export function createGatewayMetrics(): GatewayMetrics {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   const requests = new Counter({
     name: "x402_gateway_requests_total",
     help: "Requests by priced route (or unpriced), paywall outcome (free, offered, paid, recognized, rejected, upstream_failed) and code",

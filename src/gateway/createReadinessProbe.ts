@@ -2,10 +2,13 @@ import type { Logger } from "pino";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
 import { checkReadiness } from "./checkReadiness.js";
 
-/** What `/readyz` tells anyone: each dependency's name and whether it is up; URLs and errors go to the logs. */
+/**
+ * What `/readyz` tells anyone: each dependency's name, whether it is up, and a failed one's coarse reason
+ * (`unreachable`, `timeout`, `tls`, `status_503`, `error`); URLs and error texts go to the logs only.
+ */
 export interface PublicReadiness {
   ready: boolean;
-  checks: Array<{ name: string; ok: boolean }>;
+  checks: Array<{ name: string; ok: boolean; reason?: string }>;
 }
 
 /** How long a probe result is reused: `/readyz` cannot be used to flood the dependencies. */
@@ -30,7 +33,10 @@ export function createReadinessProbe(
         "not ready",
       );
     }
-    return { ready: readiness.ready, checks: readiness.checks.map(({ name, ok }) => ({ name, ok })) };
+    return {
+      ready: readiness.ready,
+      checks: readiness.checks.map(({ name, ok, reason }) => ({ name, ok, ...(ok ? {} : { reason }) })),
+    };
   };
   return () => {
     if (!cached || now() - cached.at >= READINESS_CACHE_MS) cached = { at: now(), result: probe() };

@@ -62,6 +62,15 @@ logging: { level: info }
     expect(response.headers.get("payment-response")).toBeTruthy();
     const result = await done;
     expect(result.code).toBe(0);
+    // The bin's last word, after the drain: what a process manager's journal shows.
+    // The bin's last word about the drain, after it: what a process manager's journal shows.
+    const messages = result.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => (JSON.parse(line) as { msg: string; signal?: string }).msg);
+    expect(messages.filter((msg) => msg === "stopped")).toHaveLength(1);
+    expect(messages.indexOf("stopped")).toBeGreaterThan(messages.indexOf("draining"));
+    expect(result.stdout).toMatch(/"signal":"SIGTERM","msg":"stopped"/);
     expect(stack.facilitator.calls.settle).toBe(settles + 1);
     expect(await stack.balanceOf(stack.accounts.payee.address)).toBe(before + 10_000n);
   }, 60_000);

@@ -109,6 +109,29 @@ describe("x402-gateway serve --workers", () => {
       for (const refusal of refusals) {
         expect(["payment_already_used", "payment_in_progress"]).toContain(refusal.error);
       }
+
+      // Any worker's /metrics counts the whole cluster (prom-client's aggregation of both workers): the
+      // eight free requests went to both workers, and each scrape also counts the scrapes before it.
+      for (let scraped = 0; scraped < 2; scraped++) {
+        const scrape = await get(`${url}/metrics`);
+        expect(scrape.status).toBe(200);
+        const count = (labels: string) =>
+          Number(
+            new RegExp(`^x402_gateway_requests_total\\{${labels}\\} (\\d+)$`, "m").exec(scrape.body)?.[1],
+          );
+        expect(count('route="unpriced",outcome="free",code="200"')).toBe(8 + scraped);
+        expect(count('route="GET /priced",outcome="offered",code="402"')).toBe(1);
+        expect(count('route="GET /priced",outcome="paid",code="200"')).toBe(1);
+        const rejected = [
+          ...scrape.body.matchAll(
+            /^x402_gateway_requests_total\{route="GET \/priced",outcome="rejected",code="\w+"\} (\d+)$/gm,
+          ),
+        ];
+        expect(rejected.reduce((sum, match) => sum + Number(match[1]), 0)).toBe(refusals.length);
+        // Node's process metrics, from both workers: one series per metric, not one per worker.
+        expect(scrape.body.match(/^process_resident_memory_bytes \d+/gm)).toHaveLength(1);
+        expect(scrape.body).toMatch(/^nodejs_eventloop_lag_seconds /m);
+      }
     } finally {
       child.kill("SIGTERM");
     }
@@ -122,5 +145,7 @@ describe("x402-gateway serve --workers", () => {
     );
     expect(workers).toEqual(new Set([1, 2]));
     expect(result.stdout.match(/"msg":"draining"/g)).toHaveLength(2);
+    expect(result.stdout.match(/"msg":"stopped"/g)).toHaveLength(2);
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("x402-gateway stopped (2 workers)");
   }, 60_000);
 });

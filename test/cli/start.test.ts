@@ -114,6 +114,9 @@ describe("npm start", () => {
     }
     const result = await done;
     expect(result.stdout).toContain("stopped.");
+    // A terminal's log format: readable lines (the paid requests above were logged), no JSON objects.
+    expect(result.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}request .*path=\/api\/apy .*status=200/m);
+    expect(result.stdout).not.toMatch(/^\{"level":/m);
     expect(result.stdout).toMatch(/^\s*POST \/api\/stake\s.*settles first, then runs\s*$/m);
     expect(result.stdout).toMatch(/^\s*GET \/api\/apy\s.*runs, settles on 2xx\s*$/m);
     expect(result.code).toBe(0);

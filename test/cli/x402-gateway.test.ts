@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,28 +58,54 @@ describe("x402-gateway check-config", () => {
     expect(result.stderr).toMatch(new RegExp(`${file}:\\d+:\\d+ \\(syntax\\): invalid YAML/JSON`));
   });
 
-  it("unknown key, bad price, missing env var: exit 1 with each line and key", async () => {
+  it("unknown key, bad price, missing env var: exit 1 with every line and key in one run", async () => {
     const text = config("http://127.0.0.1:3001")
       .replace("  port: 0", "  port: 0\n  prot: 1")
       .replace("price: $0.01", "price: ten cents")
       .replace("http://127.0.0.1:9", "${FACILITATOR_URL_FOR_TEST}");
     const file = await configFile("bad.yaml", text);
-    const envMissing = await runCli(CLI, ["check-config", file], { FACILITATOR_URL_FOR_TEST: undefined });
-    expect(envMissing.code).toBe(1);
-    expect(envMissing.stderr).toContain(
-      `${file}:6:8 facilitator.url: environment variable FACILITATOR_URL_FOR_TEST is not set`,
-    );
+    // Set or not, the environment does not hide the schema's problems (nor the other way round).
+    for (const value of [undefined, "https://f.example.com"]) {
+      const result = await runCli(CLI, ["check-config", file], { FACILITATOR_URL_FOR_TEST: value });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split("\n")).toEqual([
+        `invalid config ${file}:`,
+        `${file}:4:3 listen.prot: unknown key "prot"; expected one of: host, port, tls, allowPlainHttp`,
+        ...(value === undefined
+          ? [
+              `${file}:6:8 facilitator.url: environment variable FACILITATOR_URL_FOR_TEST is not set (set it, or write \${FACILITATOR_URL_FOR_TEST:-default})`,
+            ]
+          : []),
+        `${file}:13:12 routes["GET /priced"].price: expected a money string ("$0.01") or { amount, asset, extra }`,
+      ]);
+    }
+  });
 
-    const withEnv = await runCli(CLI, ["check-config", file], {
-      FACILITATOR_URL_FOR_TEST: "https://f.example.com",
-    });
-    expect(withEnv.code).toBe(1);
-    expect(withEnv.stderr).toContain(
-      `${file}:4:3 listen.prot: unknown key "prot"; expected one of: host, port, tls`,
+  it("an unquoted ${VAR} in a flow mapping: one hint to quote it, not the parser's cascade", async () => {
+    const file = await configFile(
+      "flow.yaml",
+      config(upstream.url).replace(
+        "facilitator:\n  url: http://127.0.0.1:9",
+        "facilitator: { url: ${F_URL} }",
+      ),
     );
-    expect(withEnv.stderr).toContain(
-      `${file}:13:12 routes["GET /priced"].price: expected a money string ("$0.01") or { amount, asset, extra }`,
-    );
+    const result = await runCli(CLI, ["check-config", file], { F_URL: "http://127.0.0.1:9" });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `invalid config ${file}:`,
+      `${file}:4:21 (syntax): invalid YAML: an unquoted \${F_URL} inside { … } or [ … ] reads as YAML braces; write the key on its own line (url: \${F_URL}), or quote it ("\${F_URL}") where the value is text`,
+    ]);
+  });
+
+  it("--version prints package.json's version", async () => {
+    const { version } = JSON.parse(
+      await readFile(new URL("../../package.json", import.meta.url), "utf8"),
+    ) as {
+      version: string;
+    };
+    const result = await runCli(CLI, ["--version"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
   });
 
   // Each run starts TypeScript afresh: run them side by side, and give a loaded machine room.
@@ -115,6 +141,29 @@ describe("x402-gateway serve", () => {
     child.kill("SIGTERM");
     const result = await done;
     expect(result.code).toBe(0);
+  });
+
+  it("LOG_FORMAT=pretty: one readable line per entry, ending with the stopped line; an unknown format exits 1", async () => {
+    const file = await configFile("pretty.yaml", config(upstream.url).replace("level: warn", "level: info"));
+    const child = spawnCli(CLI, ["serve", "--config", file], { LOG_FORMAT: "pretty" });
+    const done = collect(child);
+    const [, url] = await waitForLine(child, /x402-gateway listening on (http:\/\/\S+)/);
+    expect((await fetch(`${url}/free/thing`)).status).toBe(200);
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines.filter((line) => line.startsWith("{"))).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^\d\d:\d\d:\d\d\.\d{3} INFO {2}request .*method=GET .*path=\/free\/thing .*status=200/,
+      ),
+    );
+    expect(lines.at(-1)).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}stopped signal=SIGTERM$/);
+
+    const bogus = await runCli(CLI, ["serve", "--config", file], { LOG_FORMAT: "colour" });
+    expect(bogus.code).toBe(1);
+    expect(bogus.stderr).toContain('LOG_FORMAT must be json or pretty, got "colour"');
   });
 
   it("exits 1 with the problems when the config is invalid", async () => {

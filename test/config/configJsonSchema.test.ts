@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { renderConfigJsonSchema } from "../../src/config/buildConfigJsonSchema.js";
+import { CONFIG_SCHEMA_ID, renderConfigJsonSchema } from "../../src/config/buildConfigJsonSchema.js";
 import {
   renderConfigReference,
   renderMiddlewareOptionsReference,
@@ -14,6 +16,20 @@ const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url
 describe("config/gateway.schema.json", () => {
   it("is up to date with the zod schema (run `npm run config-schema`)", async () => {
     expect(await read("config/gateway.schema.json")).toBe(renderConfigJsonSchema());
+  });
+
+  it("is exported by the package as x402-gateway/gateway.schema.json, with the $id the docs point at", async () => {
+    // Node's own resolution of the package's "exports" (a package may import itself by name).
+    const resolved = createRequire(import.meta.url).resolve("x402-gateway/gateway.schema.json");
+    expect(resolved).toBe(fileURLToPath(new URL("../../config/gateway.schema.json", import.meta.url)));
+    const schema = JSON.parse(await read("config/gateway.schema.json")) as { $id?: string };
+    expect(schema.$id).toBe(CONFIG_SCHEMA_ID);
+    const pkg = JSON.parse(await read("package.json")) as { files: string[] };
+    expect(pkg.files).toContain("config");
+    // The line a consumer's YAML starts with, as docs/gateway.md shows it.
+    expect(await read("docs/gateway.md")).toContain(
+      "# yaml-language-server: $schema=./node_modules/x402-gateway/config/gateway.schema.json",
+    );
   });
 
   it("docs/config-reference.md is up to date with the zod schema (run `npm run config-schema`)", async () => {

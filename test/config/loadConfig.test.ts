@@ -1,9 +1,10 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/ConfigError.js";
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js";
+import { selfSignedCert } from "../support/selfSignedCert.js";
 
 const FILE = "gateway.yaml";
 
@@ -91,6 +92,45 @@ describe("parseConfig", () => {
     ]);
   });
 
+  it("reports missing environment variables and schema problems in one run", () => {
+    const text = valid
+      .replace("url: http://127.0.0.1:4022", "url: ${FACILITATOR_URL}")
+      .replace("price: $0.001", "price: ${PRICE}")
+      .replace("port: 0", "port: 0\n  hots: x");
+    expect(problemsOf(text)).toEqual([
+      'gateway.yaml:3:3 listen.hots: unknown key "hots"; expected one of: host, port, tls, allowPlainHttp',
+      "gateway.yaml:5:8 facilitator.url: environment variable FACILITATOR_URL is not set (set it, or write ${FACILITATOR_URL:-default})",
+      'gateway.yaml:12:12 routes["GET /api/apy"].price: environment variable PRICE is not set (set it, or write ${PRICE:-default})',
+    ]);
+  });
+
+  it("says once to quote a ${VAR} written unquoted inside a flow mapping, instead of the parser's cascade", () => {
+    const hint = (name: string, blockStyle: string) =>
+      `invalid YAML: an unquoted \${${name}} inside { … } or [ … ] reads as YAML braces; ${blockStyle}, or quote it ("\${${name}}") where the value is text`;
+    const cases = [
+      {
+        text: "listen: { host: 127.0.0.1, port: ${PORT} }\nfacilitator: { url: ${URL} }\n",
+        problem: `1:34 (syntax): ${hint("PORT", "write the key on its own line (port: ${PORT})")}`,
+      },
+      {
+        text: `${valid}trustProxy: [loopback, \${PROXY_CIDR:-10.0.0.0/8}]\n`,
+        problem: `12:24 (syntax): ${hint("PROXY_CIDR", "write the list one item per line (- ${PROXY_CIDR:-10.0.0.0/8})")}`,
+      },
+      {
+        text: "facilitator:\n  headers: { Authorization: Bearer ${TOKEN} }\n",
+        problem: `2:36 (syntax): ${hint("TOKEN", "write the key on its own line (Authorization: Bearer ${TOKEN})")}`,
+      },
+    ];
+    for (const { text, problem } of cases) expect(problemsOf(text)).toEqual([`gateway.yaml:${problem}`]);
+    // Quoted, it parses, and the value is interpolated.
+    const quoted = valid
+      .replace("url: http://127.0.0.1:4022", '{ url: "${URL}" }')
+      .replace("facilitator:\n  ", "facilitator: ");
+    expect(parseConfig(quoted, { file: FILE, env: { URL: "http://127.0.0.1:4000" } }).facilitator.url).toBe(
+      "http://127.0.0.1:4000",
+    );
+  });
+
   it("names the line and key of a bad price, an unknown key and a bad value", () => {
     const text = valid
       .replace("price: $0.001", "price: $0.0x1")
@@ -132,14 +172,61 @@ describe("parseConfig", () => {
 
 describe("loadConfig", () => {
   it("resolves TLS files against the config file's folder", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "gw-config-"));
+    const { certFile, keyFile } = await selfSignedCert();
+    const dir = dirname(certFile);
     const file = join(dir, "g.yaml");
     await writeFile(
       file,
-      valid.replace("port: 0", "port: 0\n  tls: { certFile: c.pem, keyFile: /abs/k.pem }"),
+      valid.replace("port: 0", `port: 0\n  tls: { certFile: ${basename(certFile)}, keyFile: ${keyFile} }`),
     );
     const config = await loadConfig(file, { env: {} });
-    expect(config.listen.tls).toEqual({ certFile: join(dir, "c.pem"), keyFile: "/abs/k.pem" });
+    expect(config.listen.tls).toEqual({ certFile, keyFile });
+  });
+
+  it("checks that the TLS files exist, parse and match, with the route table's problems in the same run", async () => {
+    const [one, two] = await Promise.all([selfSignedCert(), selfSignedCert()]);
+    const dir = await mkdtemp(join(tmpdir(), "gw-config-"));
+    await writeFile(
+      join(dir, "garbage.pem"),
+      "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n",
+    );
+    const cases = [
+      {
+        tls: `{ certFile: missing.pem, keyFile: ${one.keyFile} }`,
+        problems: [`listen.tls.certFile: cannot read ${join(dir, "missing.pem")}: ENOENT`],
+      },
+      {
+        tls: `{ certFile: garbage.pem, keyFile: garbage.pem }`,
+        problems: [
+          `listen.tls.certFile: ${join(dir, "garbage.pem")} is not a PEM X.509 certificate`,
+          `listen.tls.keyFile: ${join(dir, "garbage.pem")} is not a PEM private key (or is encrypted: the gateway takes no passphrase)`,
+        ],
+      },
+      {
+        tls: `{ certFile: ${one.certFile}, keyFile: ${one.certFile} }`,
+        problems: [
+          `listen.tls.keyFile: ${one.certFile} is not a PEM private key (or is encrypted: the gateway takes no passphrase)`,
+        ],
+      },
+      {
+        tls: `{ certFile: ${one.certFile}, keyFile: ${two.keyFile} }`,
+        problems: [`listen.tls.keyFile: ${two.keyFile} is not the private key of ${one.certFile}`],
+      },
+    ];
+    for (const { tls, problems } of cases) {
+      const file = join(dir, "g.yaml");
+      await writeFile(
+        file,
+        valid.replace("port: 0", `port: 0\n  tls: ${tls}`).replace("GET /api/apy:", "FETCH /api/apy:"),
+      );
+      const error = await loadConfig(file, { env: {} }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      const lines = (error as ConfigError).problems.map((problem) => `${problem.path}: ${problem.message}`);
+      expect(lines).toEqual([
+        ...problems,
+        expect.stringMatching(/^routes\["FETCH \/api\/apy"\]: .*unknown method "FETCH"/),
+      ]);
+    }
   });
 
   it("says when the file cannot be read", async () => {

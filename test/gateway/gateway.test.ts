@@ -295,18 +295,40 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     const down = await start({ upstreamUrl: downUrl }, lines);
     const notReady = await fetch(`${down.url}/readyz`);
     expect(notReady.status).toBe(503);
-    // Statuses by name only: no URL, credential or error text for anyone who asks.
+    // Statuses by name and a coarse reason only: no URL, credential or error text for anyone who asks.
     expect(await notReady.json()).toEqual({
       ready: false,
       draining: false,
       checks: [
         { name: "facilitator", ok: true },
-        { name: "upstream /", ok: false },
+        { name: "upstream /", ok: false, reason: "unreachable" },
       ],
     });
     const logged = lines.find((line) => line.includes('"not ready"'));
     expect(logged).toContain(downUrl);
     expect(logged).toContain("ECONNREFUSED");
+  });
+
+  it("/readyz names why a check fails (status, timeout) and never the URL it probed", async () => {
+    const cases = [
+      { healthPath: "/500", connectTimeoutMs: 2_000, reason: "status_500" },
+      { healthPath: "/hang", connectTimeoutMs: 150, reason: "timeout" },
+    ];
+    for (const { healthPath, connectTimeoutMs, reason } of cases) {
+      const gateway = await start({
+        upstreamUrl: "",
+        facilitator: { url: `${facilitatorUrl}/secret-token` },
+        upstreams: [{ url: upstream.url, healthPath, connectTimeoutMs }],
+      });
+      const answer = await fetch(`${gateway.url}/readyz`);
+      expect(answer.status).toBe(503);
+      const body = (await answer.json()) as { checks: Array<{ name: string; ok: boolean; reason?: string }> };
+      expect(body.checks).toEqual([
+        { name: "facilitator", ok: false, reason: "status_404" },
+        { name: "upstream /", ok: false, reason },
+      ]);
+      expect(JSON.stringify(body)).not.toMatch(/secret|127\.0\.0\.1|http/);
+    }
   });
 
   it("/readyz probes its dependencies at most once per cache window, however often it is asked", async () => {
@@ -325,6 +347,9 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     expect(text).toContain('x402_gateway_requests_total{route="GET /priced",outcome="offered",code="402"} 1');
     expect(text).toMatch(/x402_gateway_requests_total\{route="unpriced",outcome="free",code="200"\} 1/);
     expect(text).toContain("x402_gateway_settle_duration_seconds");
+    // Node's default process metrics, in the gateway's own registry.
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 
   it("logs one JSON line per request with the payment headers redacted", async () => {

@@ -1,9 +1,11 @@
-import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { collect, waitForLine } from "../cli/support/runCli.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -62,6 +64,42 @@ describe("the published package", () => {
       }
     },
   );
+
+  // Runs after the pack above, which built dist/: the bin a process manager starts, not tsx and not npm.
+  it("the built bin prints its version, and drains and exits 0 on SIGTERM with a final stopped line", async () => {
+    const bin = join(ROOT, pkg.bin["x402-gateway"]!);
+    expect(execFileSync(process.execPath, [bin, "--version"], { encoding: "utf8" })).toBe(
+      `${(pkg as unknown as { version: string }).version}\n`,
+    );
+    const dir = mkdtempSync(join(tmpdir(), "gw-bin-"));
+    const file = join(dir, "gateway.yaml");
+    writeFileSync(
+      file,
+      `listen: { host: 127.0.0.1, port: 0 }
+facilitator: { url: "http://127.0.0.1:9" }
+payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+network: eip155:84532
+upstreams:
+  - url: http://127.0.0.1:9
+routes:
+  GET /priced: { price: $0.01 }
+logging: { level: info }
+`,
+    );
+    const child = spawn(process.execPath, [bin, "serve", "--config", file], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const done = collect(child);
+    await waitForLine(child, /x402-gateway listening on http:\/\/\S+/);
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/"msg":"draining"/);
+    expect(JSON.parse(result.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      msg: "stopped",
+      signal: "SIGTERM",
+    });
+  });
 
   it("published code imports only dependencies (never a devDependency such as solc, anvil or @x402/*)", () => {
     const allowed = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);
