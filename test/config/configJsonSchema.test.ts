@@ -25,7 +25,7 @@ describe("config/gateway.schema.json", () => {
     const schema = JSON.parse(await read("config/gateway.schema.json")) as { $id?: string };
     expect(schema.$id).toBe(CONFIG_SCHEMA_ID);
     const pkg = JSON.parse(await read("package.json")) as { files: string[] };
-    expect(pkg.files).toContain("config");
+    expect(pkg.files).toContain("config/gateway.schema.json");
     // The line a consumer's YAML starts with, as docs/gateway.md shows it.
     expect(await read("docs/gateway.md")).toContain(
       "# yaml-language-server: $schema=./node_modules/x402-gateway/config/gateway.schema.json",
