@@ -4,7 +4,8 @@ import { z } from "zod/v4";
 import { UnpayableError } from "./errors.js";
 import { loadKeystoreAccount } from "./loadKeystoreAccount.js";
 import { parsePayerSettings, type PayerSettings } from "./parsePayerSettings.js";
-import { payForResource, type PayOutcome } from "./payForResource.js";
+import { payForResource } from "./payForResource.js";
+import type { PayOutcome } from "./PayOutcome.js";
 import { SessionBudget } from "./SessionBudget.js";
 import { toToolResult } from "./toToolResult.js";
 

@@ -5,54 +5,21 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import type { LocalAccount } from "viem/accounts";
 import { z } from "zod/v4";
 import { choosePaymentOption } from "./choosePaymentOption.js";
-import {
-  PAYER_ENV,
-  PaymentFailedError,
-  UnpayableError,
-  type FailedCode,
-  type UnconfirmedCode,
-} from "./errors.js";
+import { PAYER_ENV, UnpayableError } from "./errors.js";
 import type { OfferOption } from "./parseOfferOption.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
 import { getSameOrigin, RedirectRefused } from "./getSameOrigin.js";
-import { readReceipt } from "./readReceipt.js";
-import { readResource, type ResourceSnapshot } from "./readResource.js";
+import { judgePaidAnswer } from "./judgePaidAnswer.js";
+import {
+  fail,
+  messageOf,
+  unconfirmed,
+  unreachable,
+  type PayOutcome,
+  type SignedPayment,
+} from "./PayOutcome.js";
+import { readResource } from "./readResource.js";
 import type { SessionBudget } from "./SessionBudget.js";
-
-/** The authorization handed to the server: once it left, every outcome carries it. */
-export interface SignedPayment {
-  /** An authorization for `amount` left the wallet; it counts against the session cap. */
-  signed: true;
-  payer: string;
-  payee: string;
-  amount: string;
-  asset: string;
-  network: string;
-  /** The authorization's nonce (EIP-3009 bytes32, or the Permit2 nonce), to look it up on chain. */
-  nonce: string;
-  /** Unix time (s) after which the authorization can no longer settle. */
-  validBefore: string;
-}
-
-/** What `pay_for_resource` answers: the structured content of the tool result. */
-export type PayOutcome =
-  | ({
-      outcome: "paid";
-      paid: true;
-      resource: ResourceSnapshot;
-      /** Settlement transaction from the server's PAYMENT-RESPONSE. */
-      transaction: string;
-    } & SignedPayment)
-  | ({
-      /** Signed and sent, but the answer neither confirms nor refuses the settlement. */
-      outcome: "paid_unconfirmed";
-      code: UnconfirmedCode;
-      message: string;
-      resource?: ResourceSnapshot;
-    } & SignedPayment)
-  | { outcome: "free"; paid: false; resource: ResourceSnapshot }
-  | ({ outcome: "unpayable" } & ReturnType<UnpayableError["toJSON"]>)
-  | ({ outcome: "failed" } & ReturnType<PaymentFailedError["toJSON"]> & Partial<SignedPayment>);
 
 export interface PayForResourceOptions {
   settings: PayerSettings;
@@ -70,9 +37,6 @@ export interface PayForResourceOptions {
 
 /** Default deadline of one tool call, in ms. */
 export const DEFAULT_PAY_TIMEOUT_MS = 60_000;
-
-/** Bytes of a 402 answered to a paid request read for its reason. */
-const REASON_BYTES = 4096;
 
 /** Seconds a signed lifetime may exceed the offer's (the clock ticks between check and signing). */
 const CLOCK_SLACK_SECONDS = 5;
@@ -219,79 +183,6 @@ function describeSigned(
   };
 }
 
-/** The outcome of the answer to the paid request, which is never followed if it redirects. */
-async function judgePaidAnswer(
-  response: Response,
-  signed: SignedPayment,
-  url: string,
-  bodyLimit: number,
-): Promise<PayOutcome> {
-  const counted = `${signed.amount} stays counted against this session: the server holds a signed authorization it could still settle until ${signed.validBefore}`;
-  if (response.status >= 300 && response.status <= 399) {
-    await response.body?.cancel().catch(() => {});
-    const location = response.headers.get("location");
-    return {
-      outcome: "paid_unconfirmed",
-      code: "redirected",
-      message: `${url} answered ${response.status}${location === null ? "" : ` to ${location.slice(0, 500)}`} after the payment; a paid request never follows redirects; ${counted}`,
-      ...signed,
-    };
-  }
-  const receipt = readReceipt(response, { network: signed.network, payer: signed.payer as `0x${string}` });
-  if (response.status === 402) {
-    const reason = await rejection(response);
-    return fail(
-      "payment_rejected",
-      `${url} answered 402 again after the payment (${reason}); ${counted}`,
-      signed,
-    );
-  }
-  if (receipt.kind === "refused") {
-    await response.body?.cancel().catch(() => {});
-    return fail(
-      "settlement_failed",
-      `the server reports its settlement failed (${receipt.reason}); ${counted}`,
-      signed,
-    );
-  }
-  if (receipt.kind === "none" && (response.status < 200 || response.status > 299)) {
-    await response.body?.cancel().catch(() => {});
-    return fail(
-      "server_error",
-      `${url} answered ${response.status} after the payment, without a PAYMENT-RESPONSE; ${counted}`,
-      signed,
-    );
-  }
-  let resource: ResourceSnapshot;
-  try {
-    resource = await readResource(response, bodyLimit);
-  } catch (error) {
-    const settled = receipt.kind === "settled" ? `settled in ${receipt.transaction}, but ` : "";
-    return {
-      outcome: "paid_unconfirmed",
-      code: "body_unreadable",
-      message: `${settled}reading the resource failed (${isTimeout(error) ? "timeout" : messageOf(error)}); ${counted}`,
-      ...signed,
-    };
-  }
-  if (receipt.kind === "settled")
-    return { outcome: "paid", paid: true, resource, transaction: receipt.transaction, ...signed };
-  return {
-    outcome: "paid_unconfirmed",
-    code: receipt.kind === "none" ? "no_receipt" : "invalid_receipt",
-    message:
-      receipt.kind === "none"
-        ? `${url} answered ${response.status} without a PAYMENT-RESPONSE; ${counted}`
-        : `${url} answered ${response.status} with a PAYMENT-RESPONSE that cannot be trusted (${receipt.problem}); ${counted}`,
-    resource,
-    ...signed,
-  };
-}
-
-function fail(code: FailedCode, message: string, signed?: SignedPayment): Failed {
-  return { outcome: "failed", ...new PaymentFailedError(code, message).toJSON(), ...signed };
-}
-
 function refuse(refusal: UnpayableError, where: string, log: (line: string) => void): PayOutcome {
   log(`${where}: unpayable ${refusal.code}`);
   return { outcome: "unpayable", ...refusal.toJSON() };
@@ -302,78 +193,6 @@ function overSessionCap(option: OfferOption, settings: PayerSettings): Unpayable
     "over_session_cap",
     `paying ${option.amount} would go over ${PAYER_ENV.maxPerSession} (${settings.maxPerSession})`,
   );
-}
-
-type Failed = Extract<PayOutcome, { outcome: "failed" }>;
-
-/** A request that threw before any payment was signed. */
-function unreachable(error: unknown, url: string): Failed {
-  if (isTimeout(error))
-    return { outcome: "failed", code: "timeout", message: `${url} did not answer in time` };
-  return {
-    outcome: "failed",
-    code: "network_error",
-    message: `${url} could not be reached (${messageOf(error)})`,
-  };
-}
-
-/** A paid request that threw: the authorization left, so the amount stays counted. */
-function unconfirmed(
-  signed: SignedPayment,
-  error: unknown,
-  url: string,
-): Extract<PayOutcome, { outcome: "paid_unconfirmed" }> {
-  const counted = `${signed.amount} stays counted against this session: the payment was sent and may settle until ${signed.validBefore}`;
-  return isTimeout(error)
-    ? {
-        outcome: "paid_unconfirmed",
-        code: "timeout",
-        message: `${url} did not answer in time; ${counted}`,
-        ...signed,
-      }
-    : {
-        outcome: "paid_unconfirmed",
-        code: "network_error",
-        message: `${url} failed after the payment was sent (${messageOf(error)}); ${counted}`,
-        ...signed,
-      };
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-}
-
-function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return `${message}${cause}`.slice(0, 500);
-}
-
-/** The server's reason for a 402 after payment: the offer's `error`, and the body's `message` (bounded). */
-async function rejection(response: Response): Promise<string> {
-  let code: string | undefined;
-  const header = response.headers.get("payment-required");
-  if (header !== null) {
-    try {
-      const error = (decodePaymentRequiredHeader(header) as { error?: unknown }).error;
-      code = typeof error === "string" ? error : undefined;
-    } catch {
-      code = undefined;
-    }
-  }
-  let message: string | undefined;
-  try {
-    const snapshot = await readResource(response, REASON_BYTES);
-    const body = JSON.parse(snapshot.encoding === "text" ? snapshot.body : "") as {
-      error?: unknown;
-      message?: unknown;
-    };
-    if (typeof body.error === "string") code ??= body.error;
-    if (typeof body.message === "string") message = body.message;
-  } catch {
-    message = undefined;
-  }
-  return [code ?? "no reason given", message].filter(Boolean).join(": ").slice(0, 500);
 }
 
 /** The URL without its query string, for logs (queries may carry tokens). */

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { PAYER_ENV } from "./errors.js";
-import type { PayOutcome, SignedPayment } from "./payForResource.js";
+import type { PayOutcome, SignedPayment } from "./PayOutcome.js";
 import type { ResourceSnapshot } from "./readResource.js";
 
 /** An outcome as an MCP tool result: a text summary for the model, the outcome as structured content. */
