@@ -24,7 +24,6 @@ import { enforceHumanityGate } from "./enforceHumanityGate.js";
 import type { PaidEvent } from "./options.js";
 import type { PaywallObserver } from "./PaywallObserver.js";
 import { addVary, sendError } from "./respond.js";
-import { isUnknownSettleOutcome } from "./SettlementUnknownError.js";
 import type { Exchange } from "./Exchange.js";
 import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
 
@@ -195,10 +194,6 @@ export class CborPaymentWire implements PaymentWire<
         details: { reason: settlement.errorReason },
       }),
     };
-  }
-
-  isUnknownOutcome(error: unknown): boolean {
-    return isUnknownSettleOutcome(error);
   }
 
   canCheck(): boolean {

@@ -19,7 +19,6 @@ import {
   type Offer,
 } from "./respond.js";
 import { SettlementFailedError } from "./SettlementFailedError.js";
-import { isUnknownSettleOutcome } from "./SettlementUnknownError.js";
 import type { Exchange } from "./Exchange.js";
 import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
 
@@ -138,10 +137,6 @@ export class JsonPaymentWire implements PaymentWire<
     return settlement.success
       ? { ok: true, receipt: settlement }
       : { ok: false, error: new SettlementFailedError(settlement) };
-  }
-
-  isUnknownOutcome(error: unknown): boolean {
-    return isUnknownSettleOutcome(error);
   }
 
   canCheck(payment: VerifiedJsonPayment): boolean {

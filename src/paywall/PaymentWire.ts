@@ -44,8 +44,6 @@ export interface PaymentWire<D = unknown, C = unknown, P = unknown, R = unknown>
   verify(checked: C, id: string): Promise<{ payment: P; payer: string }>;
   /** `/settle`. Throws a GatewayError when the facilitator cannot answer (the outcome may be unknown). */
   settle(payment: P): Promise<WireSettlement<R>>;
-  /** Whether a thrown `/settle` error may still have moved money. */
-  isUnknownOutcome(error: unknown): boolean;
   /** Whether {@link checkSettlement} can ever say more than `unknown` for this payment. */
   canCheck(payment: P): boolean;
   /**
@@ -70,6 +68,6 @@ export interface Verified<P = unknown> {
   id: string;
   token: string;
   payer: string;
-  /** Digest of the route and the exact `PAYMENT-SIGNATURE`: a kept response is served only to this payment. */
-  binding: string;
+  /** The exact `PAYMENT-SIGNATURE` it came in: a kept response is served only to these bytes. */
+  header: string;
 }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { GatewayError } from "../protocol/errors.js";
 import { MAX_JSON_PAYMENT_HEADER_BYTES, PAYMENT_SIGNATURE, SIGN_IN_WITH_X } from "../protocol/headers.js";
@@ -87,11 +86,10 @@ export class PricedRequests {
     if (route.settle === "before") refuseUnboundedBody(req);
     const decoded = wire.decode(header);
     const id = wire.identity(decoded);
-    const binding = bindingOf(route.key, header);
     const pending = this.unknown.get(id);
-    if (pending) return this.retryPending(exchange, pending, binding, next);
+    if (pending) return this.retryPending(exchange, pending, header, next);
     const checked = wire.check(route, decoded);
-    const verified = await verifyPayment(this.deps, wire, checked, id, binding);
+    const verified = await verifyPayment(this.deps, wire, checked, id, header);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
     if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
     wire.beforeServing?.(exchange);
@@ -113,10 +111,10 @@ export class PricedRequests {
   private async retryPending(
     exchange: Exchange,
     pending: PendingSettlement,
-    binding: string,
+    header: string,
     next: Next,
   ): Promise<void> {
-    const receipt = await this.unknown.retry(pending, binding);
+    const receipt = await this.unknown.retry(pending, exchange.route.key, header);
     const { wire } = pending;
     await this.settlements.recordSettled(exchange, wire, pending.verified, receipt);
     const { res } = exchange;
@@ -170,11 +168,6 @@ export class PricedRequests {
       `client went away ${when}; not served, not settled, payment released`,
     );
   }
-}
-
-/** The route and the exact `PAYMENT-SIGNATURE`: what a kept response is bound to (its identity alone is public). */
-function bindingOf(routeKey: string, header: string): string {
-  return createHash("sha256").update(routeKey).update("\0").update(header).digest("hex");
 }
 
 /**

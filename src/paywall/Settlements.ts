@@ -7,6 +7,7 @@ import type { UnknownSettlements } from "./UnknownSettlements.js";
 import { reportPaid, type Exchange } from "./Exchange.js";
 import type { PaymentWire, Verified } from "./PaymentWire.js";
 import { releaseReservation } from "./releaseReservation.js";
+import { isUnknownSettleOutcome } from "./SettlementUnknownError.js";
 
 export interface SettlementsDeps {
   ledger: PaymentLedger;
@@ -30,29 +31,27 @@ export class Settlements {
    */
   async settle(exchange: Exchange, wire: PaymentWire, verified: Verified): Promise<unknown> {
     const started = performance.now();
-    let receipt: unknown;
-    let settlement: Awaited<ReturnType<PaymentWire["settle"]>> | undefined;
+    let settlement: Awaited<ReturnType<PaymentWire["settle"]>>;
     try {
       settlement = await wire.settle(verified.payment);
     } catch (error) {
       this.deps.observer.settleLatency?.(performance.now() - started, false);
       if (error instanceof GatewayError) this.deps.observer.facilitatorError?.("settle", error.code);
-      if (!wire.isUnknownOutcome(error)) {
+      if (!isUnknownSettleOutcome(error)) {
         await releaseReservation(this.deps, verified.id, verified.token);
         throw error;
       }
-      receipt = await this.unknown.resolve(wire, verified, error as GatewayError);
+      const receipt = await this.unknown.resolve(wire, verified, error as GatewayError);
+      await this.recordSettled(exchange, wire, verified, receipt);
+      return receipt;
     }
-    if (settlement !== undefined) {
-      this.deps.observer.settleLatency?.(performance.now() - started, settlement.ok);
-      if (!settlement.ok) {
-        await releaseReservation(this.deps, verified.id, verified.token);
-        throw settlement.error;
-      }
-      receipt = settlement.receipt;
+    this.deps.observer.settleLatency?.(performance.now() - started, settlement.ok);
+    if (!settlement.ok) {
+      await releaseReservation(this.deps, verified.id, verified.token);
+      throw settlement.error;
     }
-    await this.recordSettled(exchange, wire, verified, receipt);
-    return receipt;
+    await this.recordSettled(exchange, wire, verified, settlement.receipt);
+    return settlement.receipt;
   }
 
   /** Spend the payment in the ledger and report it paid. */

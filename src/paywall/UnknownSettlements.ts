@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { GatewayError } from "../protocol/errors.js";
 import type { HeldSnapshot } from "./holdResponse.js";
@@ -13,6 +14,8 @@ export interface PendingSettlement {
   wire: PaymentWire;
   verified: Verified;
   held: HeldSnapshot | undefined;
+  /** Digest of the route and the exact `PAYMENT-SIGNATURE`: its identity alone is public once it lands. */
+  binding: string;
   expiresAtMs: number;
   resolving: boolean;
 }
@@ -49,11 +52,6 @@ export class UnknownSettlements {
       { format: wire.label, reason: cause.details.reason },
       "settle outcome unknown (timed out or cut): finding out",
     );
-    if (!wire.canCheck(verified.payment)) {
-      // Cheap when it cannot check: it only says why.
-      const { reason } = (await wire.checkSettlement(verified.payment, false)) as { reason: string };
-      throw new SettlementUnknownError(reason, { cause });
-    }
     const deadline = this.deps.now() + this.deps.checkTimeoutMs;
     for (;;) {
       const result = await wire.checkSettlement(verified.payment, false);
@@ -66,7 +64,10 @@ export class UnknownSettlements {
           cause,
         });
       }
-      if (this.deps.now() >= deadline) throw new SettlementUnknownError(result.reason, { cause });
+      // A format that cannot check this payment says so at once: no point asking again.
+      if (!wire.canCheck(verified.payment) || this.deps.now() >= deadline) {
+        throw new SettlementUnknownError(result.reason, { cause });
+      }
       await new Promise((resolve) => setTimeout(resolve, this.deps.checkIntervalMs));
     }
   }
@@ -82,7 +83,8 @@ export class UnknownSettlements {
       const oldest = this.pending.keys().next().value;
       if (oldest !== undefined) this.pending.delete(oldest);
     }
-    this.pending.set(verified.id, { routeKey, wire, verified, held, expiresAtMs, resolving: false });
+    const binding = bindingOf(routeKey, verified.header);
+    this.pending.set(verified.id, { routeKey, wire, verified, held, binding, expiresAtMs, resolving: false });
   }
 
   /** The kept settlement of payment `id`, unless it expired (then it is released and forgotten). */
@@ -99,12 +101,12 @@ export class UnknownSettlements {
 
   /**
    * A retry with a kept payment: only the very payment that was kept (same route, same `PAYMENT-SIGNATURE`
-   * bytes, `binding`) may have the kept response; anyone else who knows its identity is told it is in use.
+   * bytes) may have the kept response; anyone else who knows its identity is told it is in use.
    * Resolves the receipt and forgets the entry; throws `payment_in_progress`, `settlement_failed`
    * (released) or {@link SettlementUnknownError}.
    */
-  async retry(pending: PendingSettlement, binding: string): Promise<unknown> {
-    if (pending.verified.binding !== binding || pending.resolving) {
+  async retry(pending: PendingSettlement, routeKey: string, header: string): Promise<unknown> {
+    if (pending.binding !== bindingOf(routeKey, header) || pending.resolving) {
       throw new GatewayError(
         "payment_in_progress",
         "this payment is being used by another request; retry later",
@@ -133,4 +135,9 @@ export class UnknownSettlements {
     }
     return result.receipt;
   }
+}
+
+/** The route and the exact `PAYMENT-SIGNATURE`: what a kept response is bound to. */
+function bindingOf(routeKey: string, header: string): string {
+  return createHash("sha256").update(routeKey).update("\0").update(header).digest("hex");
 }

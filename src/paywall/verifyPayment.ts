@@ -22,7 +22,7 @@ export async function verifyPayment(
   wire: PaymentWire,
   checked: unknown,
   id: string,
-  binding: string,
+  header: string,
 ): Promise<Verified> {
   const what = wire.label === "x402" ? "payment" : "payment intent";
   const token = await reserveOrRefuse(deps, id, deps.reservationTtlMs, what);
@@ -30,7 +30,7 @@ export async function verifyPayment(
   try {
     const { payment, payer } = await wire.verify(checked, id);
     deps.observer.verifyLatency?.(performance.now() - started, true);
-    return { payment, id, token, payer, binding };
+    return { payment, id, token, payer, header };
   } catch (error) {
     if (error instanceof GatewayError) {
       if (error.code === "verification_failed")
