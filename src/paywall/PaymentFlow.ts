@@ -94,8 +94,9 @@ export class PaymentFlow {
   ): Promise<void> {
     const target = originFormOf(req.url);
     if (target === undefined) return next();
-    const { pathname, search } = splitUrl(target);
-    const match = matchPricedRequest(this.deps.routes, req, pathname, {
+    const parts = splitUrl(target);
+    const { search } = parts;
+    const match = matchPricedRequest(this.deps.routes, req, parts, {
       refuseLenientReadings: this.deps.refuseLenientReadings,
     });
     if (match.kind === "free") return next();

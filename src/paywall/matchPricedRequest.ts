@@ -24,9 +24,10 @@ export type PricedRequestMatch =
 export function matchPricedRequest(
   routes: RouteTable,
   req: RequestFacts,
-  pathname: string,
+  target: { pathname: string; search: string },
   options: { refuseLenientReadings: boolean },
 ): PricedRequestMatch {
+  const { pathname } = target;
   // The gateway has normalised the path already: match it as it is, without a second pass.
   const normalized = isNormalized(req.raw);
   const matchAs = (method: string) =>
@@ -40,7 +41,7 @@ export function matchPricedRequest(
     );
     return { kind: "invalid", error };
   }
-  const override = refuseOverrides(routes, req, pathname, match, matchAs, options);
+  const override = refuseOverrides(routes, req, target, match, matchAs, options);
   if (override !== undefined) return { kind: "invalid", error: override };
   if (match.kind === "free" && !STANDARD_METHODS.includes(req.method.toUpperCase())) {
     const allow = allowedMethods(routes, matchAs);

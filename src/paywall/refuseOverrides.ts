@@ -29,7 +29,8 @@ const same = (a: RouteMatch, b: RouteMatch): boolean =>
 export function refuseOverrides(
   routes: RouteTable,
   req: RequestFacts,
-  pathname: string,
+  /** The request target's path and query, split once by the flow. */
+  { pathname, search }: { pathname: string; search: string },
   match: RouteMatch,
   matchAs: (method: string) => RouteMatch,
   options: { refuseLenientReadings: boolean },
@@ -49,7 +50,6 @@ export function refuseOverrides(
       );
     }
   }
-  const { search } = splitUrl(req.url);
   if (search.length > 1 && MAYBE_METHOD_PARAM.test(search)) {
     for (const [name, value] of new URLSearchParams(search)) {
       const method = value.trim().toUpperCase();
