@@ -1,12 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getAddress } from "viem";
-import { stringify } from "yaml";
-import { ConfigError } from "../../src/config/ConfigError.js";
-import { parseConfig } from "../../src/config/loadConfig.js";
-import { x402 } from "../../src/adapters/express.js";
-import { X402OptionsError } from "../../src/paywall/X402OptionsError.js";
 import { payToProblem } from "../../src/pricing/payToProblem.js";
+import { configProblems, x402Problems } from "../support/settingsProblems.js";
 
 // The same settings go through x402() and the gateway's config loader: both must refuse them alike.
 const PAY_TO = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
@@ -22,29 +18,6 @@ const base = {
 };
 type Settings = Omit<typeof base, "facilitator" | "payTo"> & Record<string, unknown>;
 const humans = { currency: "USDC", amount: "1000", acceptsHumanityGate: true };
-
-/** The problems x402() reports for these settings, one line each (none when it accepts them). */
-function x402Problems(settings: Settings): string[] {
-  try {
-    void x402(settings as never);
-    return [];
-  } catch (error) {
-    expect(error).toBeInstanceOf(X402OptionsError);
-    return (error as X402OptionsError).problems;
-  }
-}
-
-/** The problems the gateway's config loader reports for the same settings written as YAML. */
-function configProblems(settings: Settings): string[] {
-  const text = stringify({ ...settings, upstreams: [{ url: "http://127.0.0.1:3001" }] });
-  try {
-    parseConfig(text, { file: "gateway.yaml", env: {} });
-    return [];
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems.map((problem) => `${problem.path}: ${problem.message}`);
-  }
-}
 
 const refused: Array<[string, Settings, RegExp]> = [
   [
