@@ -86,6 +86,7 @@ export {
   decodePaymentRequest,
   type PaymentRequest,
 } from "./protocol/cbor/PaymentRequest.js";
+export { decodeErrorBody, type ErrorBody } from "./protocol/cbor/ErrorBody.js";
 export {
   encodePaymentSignature,
   decodePaymentSignature,

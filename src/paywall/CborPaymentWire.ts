@@ -82,7 +82,7 @@ export class CborPaymentWire implements PaymentWire<
   refuse(exchange: Exchange, error: GatewayError): void {
     const { res, route } = exchange;
     addVary(res, "Accept");
-    if (error.status !== 402) return sendError(res, error);
+    if (error.status !== 402) return sendError(res, error, "cbor");
     sendCborPaymentRequired(res, this.issue(route).bytes, error);
   }
 

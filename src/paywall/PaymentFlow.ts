@@ -6,7 +6,11 @@ import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
 import type { SignInGate } from "../recognition/SignInGate.js";
 import type { GatewayError } from "../protocol/errors.js";
+import { isCborOnly } from "./cborRouting.js";
+import { hasBody } from "./hasBody.js";
 import { matchPricedRequest } from "./matchPricedRequest.js";
+import { unsupportedPaymentFormat } from "./unsupportedPaymentFormat.js";
+import { negotiatePaymentFormat } from "../protocol/negotiatePaymentFormat.js";
 import { Offers } from "./Offers.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
@@ -99,7 +103,12 @@ export class PaymentFlow {
     const match = matchPricedRequest(this.deps.routes, req, parts, {
       refuseLenientReadings: this.deps.refuseLenientReadings,
     });
-    if (match.kind === "free") return next();
+    if (match.kind === "free") {
+      const refusal = unknownPaymentType(req);
+      if (refusal === undefined) return next();
+      this.report(refusal, undefined);
+      return sendError(res, refusal);
+    }
     if (match.kind === "invalid") {
       this.report(match.error, undefined);
       return sendError(res, match.error);
@@ -134,6 +143,8 @@ export class PaymentFlow {
     this.deps.observer.outcome?.(route.key, "rejected", error.code);
     this.report(error, route, wire);
     if (res.headersSent) return;
+    // A CBOR-only route answers CBOR whatever was asked, refusals included (before a format was chosen too).
+    if (error.status !== 402 && isCborOnly(route)) return sendError(res, error, "cbor");
     await wire.refuse(exchange, error);
   }
 
@@ -146,4 +157,15 @@ export class PaymentFlow {
     );
     safely(() => this.deps.onError?.({ error, code: error.code, route: route?.key }), this.deps.logger);
   }
+}
+
+/**
+ * A request with a body in an `application/x402…` type other than `application/x402+cbor` is a payment
+ * format this gateway does not speak, wherever it goes: refused (415) rather than handed to the resource.
+ */
+function unknownPaymentType(req: RequestFacts): GatewayError | undefined {
+  const contentType = req.headers["content-type"];
+  if (contentType === undefined || !hasBody(req.headers)) return undefined;
+  const format = negotiatePaymentFormat(contentType);
+  return format.ok ? undefined : unsupportedPaymentFormat(format.mediaType);
 }

@@ -3,6 +3,7 @@ import { GatewayError } from "../protocol/errors.js";
 import { MAX_JSON_PAYMENT_HEADER_BYTES, PAYMENT_SIGNATURE, SIGN_IN_WITH_X } from "../protocol/headers.js";
 import { negotiatePaymentFormat } from "../protocol/negotiatePaymentFormat.js";
 import { wantsCbor } from "./cborRouting.js";
+import { unsupportedPaymentFormat } from "./unsupportedPaymentFormat.js";
 import type { Offers } from "./Offers.js";
 import { headerOf } from "./requestParts.js";
 import { SettlementUnknownError } from "./SettlementUnknownError.js";
@@ -41,15 +42,7 @@ export class PricedRequests {
       );
     }
     const format = negotiatePaymentFormat(req.headers["content-type"]);
-    if (!format.ok) {
-      throw new GatewayError(
-        "unsupported_media_type",
-        `payment format ${format.mediaType} is not supported`,
-        {
-          details: { supported: ["application/json (base64 JSON headers)", CBOR_MEDIA_TYPE] },
-        },
-      );
-    }
+    if (!format.ok) throw unsupportedPaymentFormat(format.mediaType);
     const gate = this.deps.signInGateFor(route);
     const signIn = headerOf(req, SIGN_IN_WITH_X);
     if (gate && signIn !== undefined) {

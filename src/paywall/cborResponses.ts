@@ -2,19 +2,27 @@ import type { ServerResponse } from "node:http";
 import type { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../protocol/headers.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { printableAscii } from "../protocol/printableAscii.js";
 import { addVary, keepPrivate } from "./respond.js";
 
 /** Response header naming why a CBOR 402 refused a payment (our profile: the body must stay the offer). */
 export const X402_ERROR = "x402-error";
+/** Response header with the refusal's one-line reason beside `X402-Error` (e.g. the offer's deadline passed). */
+export const X402_ERROR_REASON = "x402-error-reason";
+/** Longest reason put in a header, in characters. */
+const MAX_REASON_CHARS = 256;
 
 /**
  * The CBOR 402: `PAYMENT-REQUIRED` is the base64 of the PaymentRequest, the body the same bytes as
- * `application/x402+cbor`; a refused payment's code goes in `X402-Error`.
+ * `application/x402+cbor`; a refused payment's code goes in `X402-Error`, its reason in `X402-Error-Reason`.
  */
 export function sendCborPaymentRequired(res: ServerResponse, offer: Uint8Array, error?: GatewayError): void {
   res.statusCode = 402;
   res.setHeader(PAYMENT_REQUIRED, Buffer.from(offer).toString("base64"));
-  if (error !== undefined && error.code !== "payment_required") res.setHeader(X402_ERROR, error.code);
+  if (error !== undefined && error.code !== "payment_required") {
+    res.setHeader(X402_ERROR, error.code);
+    res.setHeader(X402_ERROR_REASON, printableAscii(error.message, MAX_REASON_CHARS));
+  }
   res.setHeader("Cache-Control", "no-store");
   addVary(res, "Accept");
   res.setHeader("Content-Type", CBOR_MEDIA_TYPE);

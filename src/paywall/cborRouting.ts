@@ -32,7 +32,21 @@ export function wantsCbor(
   if (route.cbor === undefined) return false;
   if (paymentFormat === "cbor") return true;
   if (req.headers[PAYMENT_SIGNATURE] !== undefined) return false;
-  return route.requirements.length === 0 || preferredOfferFormat(req.headers.accept) === "cbor";
+  return isCborOnly(route) || preferredOfferFormat(req.headers.accept) === "cbor";
+}
+
+/**
+ * Whether a request asked for `application/x402+cbor`: its `Content-Type` is that (a CBOR payment), or
+ * its `Accept` prefers it. Such a client gets every refusal as a CBOR body, never JSON.
+ */
+export function asksForCbor(headers: IncomingHttpHeaders | undefined): boolean {
+  if (headers === undefined) return false;
+  return isCborPayment(headers) || preferredOfferFormat(headers.accept) === "cbor";
+}
+
+/** A route offered in `application/x402+cbor` only: every answer it gives is CBOR, whatever was asked. */
+export function isCborOnly(route: PricedRoute): boolean {
+  return route.cbor !== undefined && route.requirements.length === 0;
 }
 
 /**
@@ -41,14 +55,14 @@ export function wantsCbor(
  * forward a body unframed, and the upstream would read it as further requests (issue 20, item 1).
  */
 export function dropPaymentContentType(req: { headers: IncomingHttpHeaders }): void {
-  if (isCborContentType(req) && !hasBody(req.headers)) delete req.headers["content-type"];
+  if (isCborPayment(req.headers) && !hasBody(req.headers)) delete req.headers["content-type"];
 }
 
 function isCborRetry(req: { headers: IncomingHttpHeaders }): boolean {
-  return !hasBody(req.headers) && req.headers[PAYMENT_SIGNATURE] !== undefined && isCborContentType(req);
+  return !hasBody(req.headers) && req.headers[PAYMENT_SIGNATURE] !== undefined && isCborPayment(req.headers);
 }
 
-function isCborContentType(req: { headers: IncomingHttpHeaders }): boolean {
-  const format = negotiatePaymentFormat(req.headers["content-type"]);
+function isCborPayment(headers: IncomingHttpHeaders): boolean {
+  const format = negotiatePaymentFormat(headers["content-type"]);
   return format.ok && format.format === "cbor";
 }

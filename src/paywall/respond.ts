@@ -1,5 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { encodeBase64Json } from "../protocol/base64Json.js";
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { encodeErrorBody } from "../protocol/cbor/ErrorBody.js";
+import type { PaymentFormat } from "../protocol/negotiatePaymentFormat.js";
+import { asksForCbor } from "./cborRouting.js";
 import type { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../protocol/headers.js";
 import type { PaymentRequirements, ResourceInfo, SettleResponse } from "../protocol/schemas.js";
@@ -100,12 +104,27 @@ export function addVary(res: ServerResponse, field: string): void {
   res.setHeader("Vary", fields.join(", "));
 }
 
-/** Answer with the one flat error body `{ error, message, details }`. */
-export function sendError(res: ServerResponse, error: GatewayError): void {
+/**
+ * Answer with the one flat error body `{ error, message, details }`, in JSON — or, to a client that asked
+ * for CBOR (its `Accept` or `Content-Type`, or `format` when the caller knows better, e.g. a CBOR-only
+ * route), as the canonical CBOR map `{ error, reason, details? }` (`application/x402+cbor`): the seed
+ * uses no JSON plaintext payloads with a CBOR client.
+ */
+export function sendError(
+  res: ServerResponse,
+  error: GatewayError,
+  format: PaymentFormat = asksForCbor(res.req?.headers) ? "cbor" : "json",
+): void {
   if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   res.setHeader("Cache-Control", "no-store");
-  sendJson(res, error.status, error.toBody());
+  addVary(res, "Accept");
+  if (format === "json") return sendJson(res, error.status, error.toBody());
+  const body = encodeErrorBody(error.code, error.message, error.details);
+  res.statusCode = error.status;
+  res.setHeader("Content-Type", CBOR_MEDIA_TYPE);
+  res.setHeader("Content-Length", body.length);
+  res.end(Buffer.from(body));
 }
 
 /** Mark a paid response: the receipt, and no shared caching. */

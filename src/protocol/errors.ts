@@ -113,7 +113,7 @@ export const ERROR_CATALOGUE = {
   },
   unsupported_media_type: {
     status: 415,
-    when: "a payment format (`application/x402+…`) this gateway does not speak",
+    when: "a payment format (`application/x402…` other than `application/x402+cbor`, or a malformed one) this gateway does not speak: on a priced route, or on any path when the request has a body (`details.mediaType`)",
   },
   header_too_large: {
     status: 431,

@@ -18,7 +18,7 @@ import {
 } from "../support/cborTargets.js";
 import { issueGrant, type GrantTerms } from "../../src/protocol/cbor/issueGrant.js";
 import type { SigningKey } from "../../src/protocol/cbor/signatures.js";
-import { CBOR, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
+import { CBOR, cborRefusal, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
 
 const MERCHANT = "merchant:cbor-test";
 const ed25519 = createSigningKey("ed25519");
@@ -245,7 +245,7 @@ describe.each(CBOR_TARGET_KINDS)("application/x402+cbor through %s", (kind) => {
           "GET /quote",
         );
       } else {
-        expect(((await response.json()) as { error: string }).error, name).toBe(code);
+        expect((await cborRefusal(response)).error, name).toBe(code);
       }
     }
     expect([balance(), merchant(), cborFacilitator.calls.settle]).toEqual([
@@ -313,6 +313,13 @@ describe.each(CBOR_TARGET_KINDS)("application/x402+cbor through %s", (kind) => {
     await waitFor(() => target.served("/release") === 1);
     const copies = await Promise.all([1, 2, 3].map(() => postCborPayment(`${target.url}/release`, header)));
     expect(copies.map((response) => response.status)).toEqual([409, 409, 409]);
+    // A CBOR client's 409 is a CBOR body naming the code and why.
+    for (const copy of copies) {
+      expect(await cborRefusal(copy)).toMatchObject({
+        error: "payment_in_progress",
+        reason: expect.stringMatching(/being used by another request/),
+      });
+    }
     target.release();
     expect((await first).status).toBe(200);
     expect(balance()).toBe(before! - PRICE);

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import request from "supertest";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
+import { decodeErrorBody } from "../../src/protocol/cbor/ErrorBody.js";
 import { MemoryPaymentLedger, x402, type PaidEvent, type ErrorEvent } from "../../src/index.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, evmPayment, header, usdcRequirements } from "../support/payments.js";
@@ -366,9 +367,17 @@ describe.each(PAYWALL_ADAPTERS)("x402 flow under $name", (adapter) => {
       const res = await request(app)
         .get("/api/apy")
         .set("Content-Type", "application/x402+cbor")
-        .set("PAYMENT-SIGNATURE", header(evmPayment(APY)));
+        .set("PAYMENT-SIGNATURE", header(evmPayment(APY)))
+        .buffer(true)
+        .parse((response, done) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => done(null, Buffer.concat(chunks)));
+        });
       expect(res.status).toBe(415);
-      expect(res.body.error).toBe("unsupported_media_type");
+      // It named a CBOR payment: its refusal is CBOR too.
+      expect(res.headers["content-type"]).toBe("application/x402+cbor");
+      expect(decodeErrorBody(new Uint8Array(res.body as Buffer)).error).toBe("unsupported_media_type");
     });
   });
 

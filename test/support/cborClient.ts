@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+import { decodeErrorBody, type ErrorBody } from "../../src/protocol/cbor/ErrorBody.js";
 import { decodeBase64 } from "../../src/protocol/decodeBase64.js";
 import { encodeClaim, type Claim } from "../../src/protocol/cbor/Claim.js";
 import { decodePaymentRequest, paymentRequestDigest } from "../../src/protocol/cbor/PaymentRequest.js";
@@ -67,4 +69,10 @@ export function postCborPayment(url: string, paymentHeader: string): Promise<Res
       "payment-signature": paymentHeader,
     },
   });
+}
+
+/** The code and reason of a non-402 refusal sent to a CBOR client: a CBOR `{ error, reason }` body, never JSON. */
+export async function cborRefusal(response: Response): Promise<ErrorBody> {
+  expect(response.headers.get("content-type")).toBe(CBOR);
+  return decodeErrorBody(new Uint8Array(await response.arrayBuffer()));
 }
