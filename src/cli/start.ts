@@ -107,7 +107,8 @@ async function main(): Promise<number> {
     cleanups.push(() => stack.stop());
 
     const staking: ListeningStakingBackend = await listenStakingBackend({
-      config: { adapter: "local", local: { dataFile } },
+      // Its descriptor names the URL clients used: the gateway's (X-Forwarded-* from the gateway on loopback).
+      config: { adapter: "local", local: { dataFile }, trustProxy: ["loopback"] },
       logger: pino({ level: process.env.LOG_LEVEL ?? "warn" }, logStream()),
       host: "127.0.0.1",
       port: 0,

@@ -152,6 +152,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         upstream,
         logger,
         trust,
+        publicUrl: config.publicUrl,
         onError: (code) => metrics.upstreamError(upstream.prefix, code),
       }),
     );

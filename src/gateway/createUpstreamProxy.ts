@@ -48,6 +48,12 @@ export interface UpstreamProxyOptions {
   logger: Logger;
   /** Whose `X-Forwarded-*` are believed, and so extended rather than replaced. */
   trust: ProxyTrust;
+  /**
+   * The gateway's `publicUrl`: when set, the `X-Forwarded-Host` and `X-Forwarded-Proto` the upstream gets
+   * are its host and scheme, whatever `Host` the client sent (so a backend building links from them
+   * names the gateway, and no client header can point them elsewhere).
+   */
+  publicUrl?: string | undefined;
   onError?: (code: string) => void;
 }
 
@@ -67,7 +73,13 @@ export function isUnderPrefix(path: string, prefix: string): boolean {
  * normalised), the body streamed, payment and hop-by-hop headers dropped, `X-Forwarded-*` set from what
  * the gateway believes (trusted proxies only), connect and read timeouts, errors as the flat error body.
  */
-export function createUpstreamProxy({ upstream, logger, trust, onError }: UpstreamProxyOptions): Middleware {
+export function createUpstreamProxy({
+  upstream,
+  logger,
+  trust,
+  publicUrl,
+  onError,
+}: UpstreamProxyOptions): Middleware {
   const answered = new WeakSet<IncomingMessage>();
   const closeWanted = new WeakSet<IncomingMessage>();
 
@@ -146,6 +158,8 @@ export function createUpstreamProxy({ upstream, logger, trust, onError }: Upstre
     if (socket.timeout === undefined || socket.timeout === 0 || socket.timeout > IDLE_SOCKET_MS)
       socket.setTimeout(IDLE_SOCKET_MS);
   });
+  const origin = publicUrl === undefined ? undefined : new URL(publicUrl);
+  const publicOrigin = origin && { host: origin.host, proto: origin.protocol.slice(0, -1) };
   const proxy = createProxyMiddleware({
     // Parsed once: given as a string, http-proxy would parse it again for every request.
     target: parseLegacyUrl(upstream.url) as ProxyTarget,
@@ -160,19 +174,23 @@ export function createUpstreamProxy({ upstream, logger, trust, onError }: Upstre
     const query = url.indexOf("?");
     if (!isUnderPrefix(query === -1 ? url : url.slice(0, query), upstream.prefix)) return next();
     if (connectionTokens(req.headers).includes("close")) closeWanted.add(req);
-    prepareForwardedHeaders(req, trust);
+    prepareForwardedHeaders(req, trust, publicOrigin);
     return void proxy(req, res, next);
   };
 }
 
 /** Replace the request's headers with what the upstream may see (setupOutgoing copies `req.headers`). */
-function prepareForwardedHeaders(req: IncomingMessage, trust: ProxyTrust): void {
+function prepareForwardedHeaders(
+  req: IncomingMessage,
+  trust: ProxyTrust,
+  publicOrigin: { host: string; proto: string } | undefined,
+): void {
   const peer = req.socket.remoteAddress ?? "";
   const trusted = trust.trusts(peer);
   const priorFor = trusted ? req.headers["x-forwarded-for"] : undefined;
   const forwardedFor = [priorFor, peer].filter((part) => part !== undefined && part !== "").join(", ");
-  const proto = trust.protocol(req);
-  const host = trust.host(req);
+  const proto = publicOrigin?.proto ?? trust.protocol(req);
+  const host = publicOrigin?.host ?? trust.host(req);
   const headers = { ...req.headers };
   // `Expect` was answered here already (100 Continue once the paywall let the request on), so it is not the upstream's to answer.
   // Method overrides: the upstream must run the method that was priced, not one a header names.

@@ -87,6 +87,10 @@ export const paywallSettingsSchema = z.strictObject({
     description:
       "Refuse (`400 invalid_path`) a path that a lenient server (one that strips `;params`, decodes twice, cuts at NUL, drops trailing dots, applies NFKC…) could read as a different priced route. Turn it off only when every server behind the paywall reads paths exactly as the paywall does.",
   }),
+  caseSensitivePaths: z.boolean().default(false).meta({
+    description:
+      "Match route paths case-sensitively (`/api/metrics/Validator` is then not `/api/metrics/validator`). Default false: literals match in any case, as Express routes do by default. Turn it on only when every server behind the paywall routes case-sensitively (Express's `caseSensitive` routing), or a path in another case could reach a priced resource unpriced.",
+  }),
   requireTls: z
     .union([z.boolean(), z.literal("except-loopback")])
     .default("except-loopback")

@@ -49,13 +49,18 @@ export class RouteTable {
 
   constructor(
     routes: Record<string, RouteConfig>,
-    defaults: PricingDefaults & { cbor?: CborPricingDefaults | undefined },
+    defaults: PricingDefaults & {
+      cbor?: CborPricingDefaults | undefined;
+      /** Match literal path segments case-sensitively (the resource behind routes that way). Default false. */
+      caseSensitivePaths?: boolean | undefined;
+    },
   ) {
+    this.caseSensitive = defaults.caseSensitivePaths ?? false;
     const compiled: PricedRoute[] = [];
     for (const [key, config] of Object.entries(routes)) {
       let pattern: RoutePattern;
       try {
-        pattern = compileRoutePattern(key);
+        pattern = compileRoutePattern(key, { caseSensitive: this.caseSensitive });
       } catch (error) {
         throw new RouteConfigError(key, `key: ${(error as Error).message}`);
       }
@@ -79,6 +84,7 @@ export class RouteTable {
   }
 
   private readonly index: RouteIndex<PricedRoute>;
+  private readonly caseSensitive: boolean;
 
   /**
    * Match a request. A path that cannot be normalised is `invalid` only if some reading of it would
@@ -118,7 +124,8 @@ export class RouteTable {
 
   private find(method: string, path: string): PricedRoute | undefined {
     if (this.routes.length === 0) return undefined;
-    const segments = path === "/" ? [] : path.slice(1).toLowerCase().split("/");
+    const rest = path.slice(1);
+    const segments = path === "/" ? [] : (this.caseSensitive ? rest : rest.toLowerCase()).split("/");
     return this.index.find(method, segments);
   }
 }

@@ -9,6 +9,7 @@ export type RouteTableSettings = Omit<PricingDefaults, "assets"> & {
   routes: Record<string, RouteConfig>;
   assets?: readonly KnownAsset[] | undefined;
   cbor?: CborPricingDefaults | undefined;
+  caseSensitivePaths?: boolean | undefined;
 };
 
 /** The route table of these settings (throws `RouteConfigError` naming the route). */
@@ -19,5 +20,6 @@ export function buildRouteTable(settings: RouteTableSettings): RouteTable {
     maxTimeoutSeconds: settings.maxTimeoutSeconds,
     assets: new AssetTable(settings.assets ?? []),
     cbor: settings.cbor,
+    caseSensitivePaths: settings.caseSensitivePaths,
   });
 }

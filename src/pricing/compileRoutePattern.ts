@@ -5,7 +5,7 @@ export interface RoutePattern {
   key: string;
   /** Upper-case method, or undefined for any method. */
   method: string | undefined;
-  /** Lower-cased literal segments, or null where a `:param` stands. */
+  /** Literal segments (lower-cased unless compiled case-sensitive), or null where a `:param` stands. */
   segments: Array<string | null>;
   /** A trailing `*`: matches any number of further segments (zero included). */
   wildcard: boolean;
@@ -45,7 +45,8 @@ export const ROUTABLE_METHODS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
-export function compileRoutePattern(key: string): RoutePattern {
+/** Compile a route key; literals are lower-cased (matched case-insensitively, as Express does) unless `caseSensitive`. */
+export function compileRoutePattern(key: string, options: { caseSensitive?: boolean } = {}): RoutePattern {
   const parts = key.trim().split(/\s+/);
   if (parts.length > 2) throw new RouteKeyError(key, 'expected "METHOD /path" or "/path"');
   const [methodPart, pathPart] = parts.length === 2 ? parts : [undefined, parts[0]];
@@ -71,7 +72,7 @@ export function compileRoutePattern(key: string): RoutePattern {
       specificity += 20;
     } else {
       if (/[%\\]/.test(segment)) throw new RouteKeyError(key, "write the path unencoded, without \\");
-      segments.push(segment.toLowerCase());
+      segments.push(options.caseSensitive ? segment : segment.toLowerCase());
       specificity += 30;
     }
   }
@@ -80,7 +81,8 @@ export function compileRoutePattern(key: string): RoutePattern {
 }
 
 /**
- * Whether `pattern` matches a method and a normalised, lower-cased path split into segments.
+ * Whether `pattern` matches a method and a normalised path split into segments (lower-cased, unless the
+ * pattern was compiled case-sensitive).
  * A `GET` route also prices `HEAD`, which Express serves from the same handler. A route without a
  * method does not price `OPTIONS`: browsers send it, unpaid, before every cross-origin paid request.
  */

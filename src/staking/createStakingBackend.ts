@@ -77,9 +77,10 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
   }));
   const adapter = options.adapter ?? buildAdapter(config, tokens, options);
   const service = new StakingService({ adapter, prices: config.prices, btcShareBps: config.btcShareBps });
-  // An absolute URL, as the descriptor's field says: from publicUrl, else from the request's own host.
+  // An absolute URL, as the descriptor's field says: from publicUrl, else from the host the client asked
+  // for (a trusted proxy's X-Forwarded-Host/-Proto, e.g. the gateway's; otherwise the request's own Host).
   const documentationOf = (req: Request) =>
-    `${config.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host") ?? "localhost"}`}/openapi.json`;
+    `${config.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.host ?? "localhost"}`}/openapi.json`;
   const openApi = buildOpenApiDocument({
     routes: stakingRoutes,
     title: config.name,
@@ -90,6 +91,10 @@ export function createStakingBackend(options: StakingBackendOptions = {}): Staki
 
   const app = express();
   app.disable("x-powered-by");
+  // Rule 1 of docs/staking-backend.md: only the literal segment `validator` selects the validator's metrics;
+  // `/api/metrics/Validator` is a user address. Express matches literals in any case unless told otherwise.
+  app.set("case sensitive routing", true);
+  if (config.trustProxy.length > 0) app.set("trust proxy", config.trustProxy);
   app.use(express.json({ limit: config.maxBodyBytes, strict: true }));
 
   const descriptor: RequestHandler = (req, res) => {

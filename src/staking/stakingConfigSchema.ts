@@ -82,8 +82,17 @@ export const stakingConfigSchema = z.strictObject({
   description: z
     .string()
     .default("Native staking (delegation) on Starknet for one validator: pools, rewards, exits and APR."),
-  /** Absolute URL where clients reach this backend; the descriptor's documentation link uses it. */
+  /**
+   * Absolute URL where clients reach this backend (behind a gateway: the gateway's); the descriptor's
+   * documentation link uses it, and no request header can change it.
+   */
   publicUrl: z.url().optional(),
+  /**
+   * Proxies (IPs, CIDRs, or `loopback`, as Express's `trust proxy`) whose `X-Forwarded-Host` and
+   * `X-Forwarded-Proto` name the URL clients used, when `publicUrl` is not set. Default none: the
+   * request's own `Host`.
+   */
+  trustProxy: z.array(z.string().min(1)).default([]),
   /** Where the CLI listens. */
   server: z
     .strictObject({

@@ -1,10 +1,10 @@
-import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeErrorBody } from "../../src/protocol/cbor/ErrorBody.js";
 import { decodePaymentRequest } from "../../src/protocol/cbor/PaymentRequest.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { decodeBase64 } from "../../src/protocol/decodeBase64.js";
 import { CBOR, cborRefusal, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
+import { rawRequest } from "../support/rawRequest.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
 
 // The seed's rules for a CBOR client, on x402(), x402Node() and the gateway alike: step 1 is a bare GET,
@@ -14,28 +14,6 @@ const PAY_TO = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const key = createSigningKey("ed25519");
 let clockOffsetMs = 0;
 const now = () => Date.now() + clockOffsetMs;
-
-/** A request with exactly these headers (fetch would add `Accept: *\/*` and more). */
-function rawRequest(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      { method: options.method ?? "GET", headers: options.headers ?? {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
 
 describe.each(CBOR_TARGET_KINDS)("seed rules for CBOR clients under %s", (kind) => {
   let target: CborTarget;

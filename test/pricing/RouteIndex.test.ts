@@ -26,7 +26,7 @@ describe("RouteIndex", () => {
         fc.array(fc.constantFrom("a", "b", "api", "c"), { maxLength: 5 }),
         (keys, method, path) => {
           const patterns = keys
-            .map(compileRoutePattern)
+            .map((key) => compileRoutePattern(key))
             .sort((x, y) => y.specificity - x.specificity)
             .map((pattern, position) => ({ pattern, value: position }));
           const linear = patterns.find(({ pattern }) => patternMatches(pattern, method, path))?.value;

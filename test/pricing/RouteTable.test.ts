@@ -198,3 +198,47 @@ describe("routable methods", () => {
     );
   });
 });
+
+describe("caseSensitivePaths", () => {
+  const routes = {
+    "GET /api/metrics/validator": { price: "$0.002" },
+    "GET /api/metrics/:userAddress": { price: "$0.003" },
+    "GET /api/apy": { price: "$0.001" },
+  };
+  const sensitive = new RouteTable(routes, { ...defaults, caseSensitivePaths: true });
+  const insensitive = new RouteTable(routes, defaults);
+  const keyIn = (routeTable: RouteTable, path: string) => {
+    const match = routeTable.match("GET", path);
+    return match.kind === "priced" ? match.route.key : match.kind;
+  };
+
+  it.each([
+    ["/api/metrics/validator", "GET /api/metrics/validator", "GET /api/metrics/validator"],
+    ["/api/metrics/Validator", "GET /api/metrics/:userAddress", "GET /api/metrics/validator"],
+    ["/api/metrics/VALIDATOR", "GET /api/metrics/:userAddress", "GET /api/metrics/validator"],
+    ["/api/metrics/0xAbC", "GET /api/metrics/:userAddress", "GET /api/metrics/:userAddress"],
+    ["/API/apy", "free", "GET /api/apy"],
+    ["/api/APY", "free", "GET /api/apy"],
+    ["/Api/metrics/validator", "free", "GET /api/metrics/validator"],
+  ])("%s → %s (case-sensitive), %s (default)", (path, whenSensitive, byDefault) => {
+    expect(keyIn(sensitive, path)).toBe(whenSensitive);
+    expect(keyIn(insensitive, path)).toBe(byDefault);
+  });
+
+  it("property: case-sensitive, a literal matches only in its own case; the default ignores case", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+        fc.constantFrom("/api/apy", "/api/metrics/validator"),
+        (flips, path) => {
+          let at = 0;
+          const cased = path.replace(/[a-z]/g, (c) => (flips[at++ % 3] && at < 4 ? c.toUpperCase() : c));
+          const changed = cased !== path;
+          expect(keyIn(insensitive, cased)).toBe(keyIn(insensitive, path));
+          if (!changed) expect(keyIn(sensitive, cased)).toBe(keyIn(sensitive, path));
+          else expect(keyIn(sensitive, cased)).not.toBe(keyIn(sensitive, path));
+        },
+      ),
+    );
+  });
+});
