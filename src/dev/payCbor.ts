@@ -2,6 +2,8 @@ import { cborDevPayerSeed } from "./cborDevPayers.js";
 import { requestDemoHumanityClaim } from "./demoHumanityIssuer.js";
 import { payCborRoute } from "../payer/payCborRoute.js";
 import { decodeClaim } from "../protocol/cbor/Claim.js";
+import { decodeErrorBody } from "../protocol/cbor/ErrorBody.js";
+import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { issueGrant } from "../protocol/cbor/issueGrant.js";
 import {
   createSigningKey,
@@ -68,7 +70,10 @@ export async function payCbor(
   }
   console.log(`status: ${paid.response.status} ${paid.response.statusText}`);
   const refusal = paid.response.headers.get("x402-error");
-  if (refusal !== null) console.log(`refused: ${refusal}`);
+  if (refusal !== null)
+    console.log(
+      `refused: ${refusal} (${paid.response.headers.get("x402-error-reason") ?? "no reason given"})`,
+    );
   if (paid.receipt) {
     console.log(
       `PAYMENT-RESPONSE (SettlementReceipt, decoded): ${show({ ...paid.receipt, claim: decodeClaim(paid.receipt.claim) })}`,
@@ -92,7 +97,19 @@ export async function payCbor(
   } else {
     console.log("PAYMENT-RESPONSE: (none)");
   }
-  console.log(`body: ${await paid.response.text()}`);
+  const body = new Uint8Array(await paid.response.arrayBuffer());
+  if (
+    !paid.response.ok &&
+    paid.response.headers.get("content-type") === CBOR_MEDIA_TYPE &&
+    refusal === null
+  ) {
+    const error = decodeErrorBody(body);
+    console.log(
+      `body (CBOR error, decoded): ${show({ ...error, details: Object.fromEntries(error.details) })}`,
+    );
+  } else {
+    console.log(`body: ${Buffer.from(body).toString("utf8")}`);
+  }
   return paid.response.ok ? 0 : 1;
 }
 
