@@ -7,6 +7,7 @@ import { decodePaymentSignature, encodePaymentSignature } from "../../src/protoc
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { CBOR, signedIntent } from "../support/cborClient.js";
+import { decodeErrorBody } from "../../src/protocol/cbor/ErrorBody.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
 import { startDelayingFacilitator, type DelayingFacilitator } from "../support/delayingFacilitator.js";
 import { officialClient, signOfficialPayment } from "./support/officialPayment.js";
@@ -104,8 +105,9 @@ const cbor: Format = {
   code: async (response) =>
     response.headers.get("x-402-error") ??
     response.headers.get("x402-error") ??
-    (response.headers.get("content-type")?.startsWith("application/json")
-      ? (((await response.json()) as { error?: string }).error ?? null)
+    // A CBOR client's other refusals are CBOR error bodies, never JSON.
+    (response.status !== 402 && response.headers.get("content-type") === CBOR
+      ? decodeErrorBody(new Uint8Array(await response.arrayBuffer())).error
       : null),
   receiptOk: (header) =>
     header !== null && verifyReceipt(decodeBase64(header), cborFacilitator.receiptKey).valid,

@@ -10,7 +10,7 @@ import {
   startCountingUpstream,
   type CountingUpstream,
 } from "../../reliability/support/startCountingUpstream.js";
-import { fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
+import { cborRefusal, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
 import { issueGrant } from "../../src/protocol/cbor/issueGrant.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 
@@ -78,9 +78,7 @@ describe("two gateway processes sharing Redis, paid in application/x402+cbor", (
           const response = await postCborPayment(`${gateway.url}/intent`, header);
           const code =
             response.headers.get("x402-error") ??
-            (response.ok || response.status === 402
-              ? null
-              : ((await response.json()) as { error: string }).error);
+            (response.ok || response.status === 402 ? null : (await cborRefusal(response)).error);
           return { status: response.status, code };
         }),
       );

@@ -3,7 +3,7 @@ import { GATEWAY_DEFAULTS } from "../../../src/config/gatewayConfigSchema.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../../../src/dev/startCborFacilitator.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../../../src/protocol/cbor/profile.js";
 import { worstCaseHeaders } from "../../../bench/cborWorstCase.js";
-import { postCborPayment } from "../../support/cborClient.js";
+import { cborRefusal, postCborPayment } from "../../support/cborClient.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../../support/cborTargets.js";
 
 // The bench's hostile headers sent for real: each is a 400 naming its rule, and nothing else happens.
@@ -49,10 +49,11 @@ describe.each(CBOR_TARGET_KINDS)("hostile CBOR payments up to the header cap, th
         expect(response.status).toBe(431);
       } else {
         expect(response.status).toBe(400);
-        const body = (await response.json()) as { error: string; details: Record<string, unknown> };
+        // A CBOR client's refusal is a CBOR body.
+        const body = await cborRefusal(response);
         expect(body.error).toBe("invalid_payment");
         const problem = c.expected.replace("refused: ", "");
-        expect(body.details).toMatchObject({ header: "PAYMENT-SIGNATURE", problem });
+        expect(Object.fromEntries(body.details)).toMatchObject({ header: "PAYMENT-SIGNATURE", problem });
       }
       expect(target.served("/quote")).toBe(0);
       expect(facilitator.calls).toEqual(calls);
