@@ -7,6 +7,8 @@ export type PaymentFormat = "json" | "cbor";
 
 export type Negotiated = { ok: true; format: PaymentFormat } | { ok: false; mediaType: string };
 
+const X402 = /x402/i;
+
 /** How much of an unreadable `Content-Type` a refusal repeats. */
 const MAX_ECHOED_CHARS = 64;
 
@@ -17,7 +19,8 @@ const MAX_ECHOED_CHARS = 64;
  * format this gateway does not speak (415); anything else is the x402 V2 default, base64 JSON headers.
  */
 export function negotiatePaymentFormat(contentType: string | undefined): Negotiated {
-  if (contentType === undefined) return JSON_FORMAT;
+  // Every type this decides on names x402: anything else is JSON without parsing (the common case).
+  if (contentType === undefined || !X402.test(contentType)) return JSON_FORMAT;
   const parsed = parseMediaType(contentType);
   if (parsed !== undefined) {
     if (parsed.essence === CBOR_MEDIA_TYPE) return CBOR_FORMAT;
