@@ -112,7 +112,9 @@ describe("request smuggling through a paid CBOR request (issue 20, item 1)", () 
         ].join("\r\n"),
       );
       expect(statusOf(answer)).toBe(400);
-      expect(answer).toMatch(/"error":"body_not_allowed"/);
+      // The client asked for CBOR: its refusal is a CBOR error body (the code is a CBOR text string in it).
+      expect(answer).toMatch(/\r\ncontent-type: application\/x402\+cbor\r\n/i);
+      expect(answer).toMatch(/eerror.body_not_allowed/);
       expect(books()).toEqual(before);
       expectNothingSmuggled();
     },
