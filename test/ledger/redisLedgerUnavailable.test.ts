@@ -11,7 +11,7 @@ import { MemoryPaymentLedger } from "../../src/ledger/MemoryPaymentLedger.js";
 import type { PaymentLedger } from "../../src/ledger/PaymentLedger.js";
 import { issueGrant } from "../../src/protocol/cbor/issueGrant.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
-import { fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
+import { cborRefusal, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
 import { listenOnLoopback } from "../support/listenOnLoopback.js";
 
 describe("a Redis ledger that cannot reach Redis", () => {
@@ -109,7 +109,7 @@ describe("a Redis ledger that cannot reach Redis", () => {
         signedIntent(offer, agent, {}, { delegationChain: chain }),
       );
       expect(response.status).toBe(503);
-      expect(((await response.json()) as { error: string }).error).toBe("ledger_unavailable");
+      expect((await cborRefusal(response)).error).toBe("ledger_unavailable");
       expect([cbor.calls.verify, served, memory.size]).toEqual([0, 0, 0]);
     } finally {
       await server.close();
