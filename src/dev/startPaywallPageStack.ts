@@ -22,15 +22,25 @@ export interface PaywallPageStack {
  */
 export async function startPaywallPageStack(
   routes: GatewayConfigInput["routes"] = {},
+  options: {
+    /** Runs before the upstream answers a request for `path` (a test moves funds there, between verify and settle). */
+    beforeAnswer?: (path: string) => Promise<void>;
+  } = {},
 ): Promise<PaywallPageStack> {
   const stack = await startLocalStack();
   const upstream = createServer((req, res) => {
-    const body = JSON.stringify({
-      report: "Staking report: 3 validators, 12.5% APR, all healthy",
-      path: req.url,
-    });
-    res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.end(body);
+    const path = req.url ?? "/";
+    void (options.beforeAnswer?.(path) ?? Promise.resolve()).then(
+      () => {
+        const report = "Staking report: 3 validators, 12.5% APR, all healthy";
+        res.setHeader("Content-Type", "application/json; charset=utf-8");
+        res.end(JSON.stringify({ report, path }));
+      },
+      () => {
+        res.statusCode = 500;
+        res.end();
+      },
+    );
   });
   let gateway: RunningGateway | undefined;
   try {

@@ -1,6 +1,9 @@
 import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createWalletClient, http, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { devAccount } from "../../src/dev/devAccounts.js";
+import { testUSDCAbi } from "../../src/dev/testUSDCAbi.js";
 import { installTestWallet, type TestWalletOptions } from "../../src/dev/installTestWallet.js";
 import { findChromium, launchChromium } from "../../src/dev/launchChromium.js";
 import {
@@ -31,7 +34,13 @@ describe.skipIf(chromiumPath === undefined)(
 
     beforeAll(async () => {
       [stage, browser] = await Promise.all([
-        startPaywallPageStack({ "GET /hostile": { description: HOSTILE } }),
+        startPaywallPageStack(
+          {
+            "GET /hostile": { description: HOSTILE },
+            "GET /drained": { description: "Funds leave mid-request" },
+          },
+          { beforeAnswer: (path) => (path === "/drained" ? drain() : Promise.resolve()) },
+        ),
         launchChromium(chromiumPath as string),
       ]);
     });
@@ -71,6 +80,26 @@ describe.skipIf(chromiumPath === undefined)(
       payee: await stage.stack.balanceOf(stage.stack.accounts.payee.address),
     });
     const status = (page: Page) => page.locator("#x402-status");
+    /** Move a token balance with viem, as its owner. */
+    const transfer = async (from: Hex, to: Hex, amount: bigint) => {
+      const account = privateKeyToAccount(from);
+      const client = createWalletClient({
+        account,
+        chain: stage.stack.chain,
+        transport: http(stage.stack.rpcUrl),
+      });
+      const hash = await client.writeContract({
+        address: stage.stack.token.address,
+        abi: testUSDCAbi,
+        functionName: "transfer",
+        args: [to, amount],
+      });
+      await stage.stack.publicClient.waitForTransactionReceipt({ hash });
+    };
+    /** The drained route's payer spends its whole balance while the upstream works: after verify, before settle. */
+    const DRAINED = devAccount(4);
+    const drain = async () =>
+      transfer(DRAINED.privateKey, devAccount(6).address, await stage.stack.balanceOf(DRAINED.address));
 
     it("loads the priced URL as a page, pays with the injected wallet, shows the resource; the payer paid exactly once", async () => {
       const page = await openPage();
@@ -142,6 +171,22 @@ describe.skipIf(chromiumPath === undefined)(
       await expect(status(page).getAttribute("data-error")).resolves.toBe(kind);
       await expect(status(page).textContent()).resolves.toContain(says);
       expect(testWallet.requests.map((request) => request.method)).not.toContain("eth_signTypedData_v4");
+    });
+
+    it("funds gone between verification and settlement: settlement failed, the resource withheld, the payee not paid", async () => {
+      await transfer(stage.stack.accounts.payer.privateKey, DRAINED.address, PAYWALL_PAGE_PRICE);
+      const page = await openPage();
+      await wallet(page, DRAINED.privateKey);
+      const payee = await stage.stack.balanceOf(stage.stack.accounts.payee.address);
+      const verifies = stage.stack.facilitator.calls.verify;
+      await page.goto(`${stage.url}/drained`);
+      await page.locator("#x402-pay").click();
+      await page.locator('#x402-status[data-state="error"]').waitFor();
+      await expect(status(page).getAttribute("data-error")).resolves.toBe("settlement_failed");
+      await expect(page.locator("#x402-result").isVisible()).resolves.toBe(false);
+      expect(stage.stack.facilitator.calls.verify).toBe(verifies + 1);
+      expect(await stage.stack.balanceOf(stage.stack.accounts.payee.address)).toBe(payee);
+      expect(await stage.stack.balanceOf(DRAINED.address)).toBe(0n);
     });
 
     it("no wallet in the browser: says so", async () => {
