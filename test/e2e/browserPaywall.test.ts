@@ -4,6 +4,8 @@ import { createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount } from "../../src/dev/devAccounts.js";
 import { testUSDCAbi } from "../../src/dev/testUSDCAbi.js";
+import { decodeBase64Json } from "../../src/protocol/base64Json.js";
+import type { PaymentPayload, PaymentRequired } from "../../src/protocol/schemas.js";
 import { installTestWallet, type TestWalletOptions } from "../../src/dev/installTestWallet.js";
 import { findChromium, launchChromium } from "../../src/dev/launchChromium.js";
 import {
@@ -117,9 +119,27 @@ describe.skipIf(chromiumPath === undefined)(
       await expect(page.locator("main").textContent()).resolves.toContain("Local dev chain (anvil)");
       await expect(page.locator("main").textContent()).resolves.toContain(stage.stack.accounts.payee.address);
 
+      const paying = page.waitForRequest((sent) => sent.headers()["payment-signature"] !== undefined);
       await page.locator("#x402-pay").click();
       await page.locator('#x402-status[data-state="paid"]').waitFor();
       await expect(page.locator("#x402-body").textContent()).resolves.toContain("Staking report");
+      // The x402 V2 payload the official @x402/evm client makes: the offer's resource and option, an EIP-3009 authorization.
+      const offer = decodeBase64Json(headers["payment-required"] as string) as PaymentRequired;
+      const payment = decodeBase64Json(
+        (await paying).headers()["payment-signature"] as string,
+      ) as PaymentPayload;
+      expect(Object.keys(payment).sort()).toEqual(["accepted", "payload", "resource", "x402Version"]);
+      expect(payment).toMatchObject({ x402Version: 2, resource: offer.resource, accepted: offer.accepts[0] });
+      expect(payment.payload).toMatchObject({
+        signature: expect.stringMatching(/^0x[0-9a-f]{130}$/),
+        authorization: {
+          from: testWallet.address,
+          to: stage.stack.accounts.payee.address,
+          value: PAYWALL_PAGE_PRICE.toString(),
+          validAfter: "0",
+          nonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        },
+      });
       await expect(status(page).textContent()).resolves.toMatch(
         /Paid 0\.01 USDC .*Transaction 0x[0-9a-f]{64}/,
       );
