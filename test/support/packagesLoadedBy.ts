@@ -49,7 +49,15 @@ export function packagesLoadedBy(entry: string, cwd: string): Promise<Map<string
     pathToFileURL(entry).href,
   ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    // Its own process group, killed if it hangs; it carries the run's marker for teardown like any child.
+    const options = {
+      cwd,
+      maxBuffer: 64 * 1024 * 1024,
+      detached: true,
+      timeout: 50_000,
+      killSignal: "SIGKILL" as const,
+    };
+    execFile(process.execPath, args, options, (error, stdout, stderr) => {
       if (error) return reject(new Error(`probing ${entry} failed: ${stderr || error.message}`));
       const counts = new Map<string, number>();
       for (const url of JSON.parse(stdout) as string[]) {
