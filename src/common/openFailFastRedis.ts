@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { newRedis } from "./newRedis.js";
 
 /**
  * An ioredis client that fails closed and fast: no offline queue (a command while disconnected fails at
@@ -6,7 +7,7 @@ import { Redis } from "ioredis";
  * recovery needs no restart. Connection errors are left to each command to report.
  */
 export function openFailFastRedis(url: string, timeoutMs: number): Redis {
-  const redis = new Redis(url, {
+  const redis = newRedis(url, {
     commandTimeout: timeoutMs,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,

@@ -1,5 +1,6 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "../common/Logger.js";
+import { newRedis } from "../common/newRedis.js";
 import type { NonceStore } from "./NonceStore.js";
 import { NONCE_KEY_PREFIX } from "./redisKeyPrefixes.js";
 
@@ -25,7 +26,7 @@ export class RedisNonceStore implements NonceStore {
     this.ownsClient = typeof options.redis === "string";
     this.redis =
       typeof options.redis === "string"
-        ? new Redis(options.redis, { lazyConnect: true, maxRetriesPerRequest: 1 })
+        ? newRedis(options.redis, { lazyConnect: true, maxRetriesPerRequest: 1 })
         : options.redis;
     this.keyPrefix = options.keyPrefix ?? NONCE_KEY_PREFIX;
     if (this.ownsClient) {

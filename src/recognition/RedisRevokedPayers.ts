@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "../common/Logger.js";
+import { newRedis } from "../common/newRedis.js";
 import { silentLogger } from "../common/Logger.js";
 import { openFailFastRedis, whenRedisReady } from "../common/openFailFastRedis.js";
 import { MemoryRevokedPayers } from "./MemoryRevokedPayers.js";
@@ -162,7 +163,7 @@ export class RedisRevokedPayers implements RevokedPayers {
   private subscribe(): void {
     if (this.subscriber !== undefined) return;
     // A subscriber of its own (a subscribed connection takes no other commands); it retries forever.
-    const subscriber = new Redis(this.url, {
+    const subscriber = newRedis(this.url, {
       autoResubscribe: false,
       connectionName: `${this.prefix}subscriber:${this.instance}`,
       connectTimeout: this.timeoutMs,
