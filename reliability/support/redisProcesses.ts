@@ -195,6 +195,8 @@ export interface RedisSentinel {
   masterPort(): Promise<number>;
   /** `SENTINEL FAILOVER`: resolves with the new master's port once it is master and the sentinels say so. */
   failover(): Promise<number>;
+  /** Makes every replica of the current master unresponsive for `seconds` (`DEBUG SLEEP`); resolves when they answer again. */
+  stallReplicas(seconds: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -277,6 +279,12 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
         return after !== before && (await redisCli(after, ["ROLE"])).startsWith("master");
       });
       return after;
+    },
+    async stallReplicas(seconds) {
+      const info = await redisCli(await masterPort(), ["INFO", "replication"]);
+      const ports = [...info.matchAll(/slave\d+:ip=[^,]+,port=(\d+)/g)].map(([, port]) => Number(port));
+      if (ports.length === 0) throw new Error(`the master has no replica to stall: ${info}`);
+      await Promise.all(ports.map((port) => redisCli(port, ["DEBUG", "SLEEP", String(seconds)])));
     },
     stop,
   };

@@ -21,6 +21,7 @@ import {
 } from "../../reliability/support/startCountingUpstream.js";
 import type { GatewayConfigInput } from "../../src/config/gatewayConfigSchema.js";
 import { ask, paid, type Answer } from "./support/faultLog.js";
+import { ALERT_RULES, expectRuleFed } from "./support/promQuery.js";
 
 /**
  * Past one machine: three `x402-gateway serve` processes behind HAProxy (round robin, `/readyz` checks),
@@ -324,6 +325,52 @@ describe.skipIf(HAPROXY === undefined)(
       });
       expect(await sentinel.masterPort()).not.toBe(before);
       figures.sentinelFailover = { payments: 24, ...result };
+    }, 120_000);
+
+    it("replicas stalled (DEBUG SLEEP): WAIT times out, paid requests get 503 ledger_unavailable and are counted; retried, served once", async () => {
+      const path = "/paid/stalled";
+      const url = `${fleet.haproxy.url}${path}`;
+      const headers = await signer.sign(url, 6);
+      const chain = await watchPayee(stack);
+      const settlesBefore = stack.facilitator.calls.settle;
+      let stallOver = false;
+      const stall = sentinel.stallReplicas(3).finally(() => (stallOver = true));
+      const first: Array<{ header: string; answer: Answer }> = [];
+      // One at a time while the replicas sleep, until one is refused.
+      for (const header of headers) {
+        const answer = await ask(url, paid(header));
+        first.push({ header, answer });
+        if (answer.status === 503 || stallOver) break;
+      }
+      await stall;
+      const refused = first.filter(({ answer }) => answer.status !== 200);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const { answer } of refused) {
+        expect({ status: answer.status, code: answer.code }).toEqual({
+          status: 503,
+          code: "ledger_unavailable",
+        });
+        expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+      }
+      expectSettled2xx(first.map(({ answer }) => answer));
+      const retries: Answer[] = [];
+      for (const { header } of refused)
+        expect((await retryUntilServed(url, header, retries)).status).toBe(200);
+      expectSettled2xx(retries);
+      expect(upstream.hits.get(path)).toBe(first.length);
+      expect(stack.facilitator.calls.settle - settlesBefore).toBe(first.length);
+      expect(await chain.transfersToPayee()).toEqual({
+        count: first.length,
+        total: PRICE * BigInt(first.length),
+      });
+      // The alert on WAIT timeouts is fed by what the gateways now report.
+      const metrics = await Promise.all(
+        fleet.gateways.map(async (gateway) => (await fetch(`${gateway.url}/metrics`)).text()),
+      );
+      const rule = ALERT_RULES.find((candidate) => candidate.alert === "X402LedgerWaitTimeouts");
+      expect(rule).toBeDefined();
+      expectRuleFed(rule!, metrics.join("\n"));
+      figures.replicasStalled = { payments: first.length, refused: refused.length };
     }, 120_000);
   },
 );
