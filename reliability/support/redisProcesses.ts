@@ -93,6 +93,8 @@ export interface RedisCluster {
    * Resolves with the new master's port once every node agrees the cluster is ok.
    */
   failover(port: number): Promise<number>;
+  /** SIGKILLs the node on `port` (its replica is promoted after the node timeout, 2 s here). */
+  kill(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -136,8 +138,13 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     throw error;
   }
   const masterOf = async (key: string) => {
-    const slot = await redisCli(ports[0] as number, ["CLUSTER", "KEYSLOT", key]);
-    const shards = await redisCli(ports[0] as number, ["--json", "CLUSTER", "SLOTS"]).catch(() => "");
+    // Ask any node still up (a test may have killed some).
+    const live = processes.find(
+      (process) => process.child.exitCode === null && process.child.signalCode === null,
+    );
+    const port = live?.port ?? (ports[0] as number);
+    const slot = await redisCli(port, ["CLUSTER", "KEYSLOT", key]);
+    const shards = await redisCli(port, ["--json", "CLUSTER", "SLOTS"]).catch(() => "");
     const table = JSON.parse(shards || "[]") as Array<[number, number, [string, number, string]]>;
     const owner = table.find(([from, to]) => Number(slot) >= from && Number(slot) <= to);
     if (!owner) throw new Error(`no master serves slot ${slot}`);
@@ -157,6 +164,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       );
       await clusterOk(ports);
       return replicaPort;
+    },
+    async kill(port) {
+      await processes[ports.indexOf(port)]?.kill();
     },
     stop,
   };
@@ -197,6 +207,8 @@ export interface RedisSentinel {
   failover(): Promise<number>;
   /** Makes every replica of the current master unresponsive for `seconds` (`DEBUG SLEEP`); resolves when they answer again. */
   stallReplicas(seconds: number): Promise<void>;
+  /** SIGKILLs the current master; the sentinels promote a replica after `down-after-milliseconds` (1 s). */
+  killMaster(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -279,6 +291,10 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
         return after !== before && (await redisCli(after, ["ROLE"])).startsWith("master");
       });
       return after;
+    },
+    async killMaster() {
+      const port = await masterPort();
+      await processes.find((process) => process.port === port)?.kill();
     },
     async stallReplicas(seconds) {
       const info = await redisCli(await masterPort(), ["INFO", "replication"]);
