@@ -3,6 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { coldStartScenario } from "./coldStartScenario.js";
 import { ROUTE, type SignedPayload } from "./contenders.js";
 import { runHttpScenario, type HttpScenario } from "./httpScenario.js";
 import {
@@ -97,6 +98,7 @@ const SCENARIOS: Scenario[] = [
   { id: "7", run: memoryScenario },
   { id: "8", run: coresScenario },
   { id: "9", run: cborDecodeScenario },
+  { id: "10", run: coldStartScenario },
 ];
 
 /** What `node --cpu-prof` showed while the gateway was made faster (the profile behind any miss below). */

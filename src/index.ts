@@ -14,6 +14,8 @@ export type {
   ErrorEvent,
   RouteConfig,
   PaywallSettings,
+  PaywallPageSettings,
+  PaywallProvider,
 } from "./paywall/options.js";
 export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/PaywallObserver.js";

@@ -3,6 +3,7 @@ import { z } from "zod/v4";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../paywall/options.js";
+import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { paywallSettingsIssues } from "../paywall/paywallSettingsIssues.js";
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
 import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
@@ -20,8 +21,8 @@ export const GATEWAY_DEFAULTS = {
   upstreamMaxSockets: 256,
   upstreamMaxFreeSockets: 256,
   maxBodyBytes: 1024 * 1024,
-  /** Node's `maxHeaderSize`: room for CBOR payments (64 KiB) plus ordinary headers. */
-  maxHeaderBytes: 64 * 1024,
+  /** Node's `maxHeaderSize`: room for the largest CBOR payment header (64 KiB of CBOR, base64) plus 16 KiB of ordinary headers. */
+  maxHeaderBytes: MAX_CBOR_PAYMENT_HEADER_CHARS + 16 * 1024,
   drainTimeoutMs: 30_000,
   /** nginx-like client limits: a slow or idle client cannot hold a connection for long. */
   headersTimeoutMs: 20_000,

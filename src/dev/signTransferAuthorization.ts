@@ -1,6 +1,7 @@
 import { bytesToHex, getAddress, type Hex } from "viem";
 import type { LocalAccount } from "viem/accounts";
 import { randomBytes } from "node:crypto";
+import { AUTHORIZATION_FIELDS } from "../protocol/eip3009AuthorizationFields.js";
 
 export interface SignTransferAuthorizationOptions {
   /** The payer, who signs. */
@@ -27,15 +28,7 @@ export interface SignedTransferAuthorization {
   authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex };
 }
 
-/** The fields both EIP-3009 authorization types sign. */
-export const AUTHORIZATION_FIELDS = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
+export { AUTHORIZATION_FIELDS };
 
 /**
  * Signs an EIP-3009 `TransferWithAuthorization` (or `ReceiveWithAuthorization`) by hand, for payments the official client will not

@@ -1,13 +1,21 @@
-import { createPublicClient, http, parseAbi, parseEventLogs, type Hex, type PublicClient } from "viem";
+import type { Hex, PublicClient } from "viem";
 import { evmExactPayloadSchema, type PaymentPayload, type PaymentRequirements } from "../protocol/schemas.js";
 import type { SettlementCheck, SettlementChecker } from "./SettlementChecker.js";
 
-const eip3009Abi = parseAbi([
+const EIP3009_ABI = [
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
   "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
   "event Transfer(address indexed from, address indexed to, uint256 value)",
-]);
+] as const;
+
+/** viem and the parsed ABI, loaded by the first settlement looked up, not by importing the package. */
+async function loadViem() {
+  const viem = await import("viem");
+  return { viem, eip3009Abi: viem.parseAbi(EIP3009_ABI) };
+}
+
+let viemLoaded: ReturnType<typeof loadViem> | undefined;
 
 export interface EvmSettlementCheckerOptions {
   /** JSON-RPC URL per CAIP-2 network (`eip155:8453` → `https://…`). */
@@ -41,7 +49,10 @@ export class EvmSettlementChecker implements SettlementChecker {
   async check(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettlementCheck> {
     const evm = evmExactPayloadSchema.safeParse(payment.payload);
     if (!evm.success) return { state: "pending", reason: "not an EIP-3009 authorization" };
-    const client = this.clientFor(requirements.network);
+    if (!this.covers(requirements.network))
+      return { state: "pending", reason: `no rpcUrl for ${requirements.network}` };
+    const { viem, eip3009Abi } = await (viemLoaded ??= loadViem());
+    const client = this.clientFor(requirements.network, viem);
     if (!client) return { state: "pending", reason: `no rpcUrl for ${requirements.network}` };
     const { from, nonce, validBefore } = evm.data.authorization;
     const token = requirements.asset as Hex;
@@ -82,13 +93,15 @@ export class EvmSettlementChecker implements SettlementChecker {
       if (!hash)
         return { state: "pending", reason: "used, but its transaction is not in the blocks searched" };
       const receipt = await client.getTransactionReceipt({ hash });
-      const paid = parseEventLogs({ abi: eip3009Abi, eventName: "Transfer", logs: receipt.logs }).some(
-        (log) =>
-          log.address.toLowerCase() === token.toLowerCase() &&
-          log.args.from.toLowerCase() === from.toLowerCase() &&
-          log.args.to.toLowerCase() === requirements.payTo.toLowerCase() &&
-          log.args.value >= BigInt(requirements.amount),
-      );
+      const paid = viem
+        .parseEventLogs({ abi: eip3009Abi, eventName: "Transfer", logs: receipt.logs })
+        .some(
+          (log) =>
+            log.address.toLowerCase() === token.toLowerCase() &&
+            log.args.from.toLowerCase() === from.toLowerCase() &&
+            log.args.to.toLowerCase() === requirements.payTo.toLowerCase() &&
+            log.args.value >= BigInt(requirements.amount),
+        );
       return paid
         ? { state: "settled", transaction: hash }
         : { state: "not_settled", reason: "the nonce was used for another transfer" };
@@ -97,13 +110,16 @@ export class EvmSettlementChecker implements SettlementChecker {
     }
   }
 
-  private clientFor(network: string): PublicClient | undefined {
+  private clientFor(
+    network: string,
+    viem: Awaited<typeof viemLoaded & object>["viem"],
+  ): PublicClient | undefined {
     const url = this.options.rpcUrls[network];
     if (url === undefined) return undefined;
     let client = this.clients.get(network);
     if (!client) {
-      client = createPublicClient({
-        transport: http(url, { timeout: this.options.timeoutMs ?? 10_000, retryCount: 1 }),
+      client = viem.createPublicClient({
+        transport: viem.http(url, { timeout: this.options.timeoutMs ?? 10_000, retryCount: 1 }),
       });
       this.clients.set(network, client);
     }

@@ -20,6 +20,7 @@ import {
 } from "./respond.js";
 import { SettlementFailedError } from "./SettlementFailedError.js";
 import type { Exchange } from "./Exchange.js";
+import type { PaywallPage } from "./PaywallPage.js";
 import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
 
 /** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
@@ -47,6 +48,8 @@ export interface JsonPaymentWireDeps {
   /** Asks the chain whether a payment whose `/settle` timed out or was cut was settled. */
   checker?: SettlementChecker | undefined;
   spentTtlMs: number;
+  /** The page a browser gets instead of the JSON 402. */
+  page?: PaywallPage | undefined;
 }
 
 /** The x402 V2 default: base64 JSON headers, the `exact` options of the route, an x402 facilitator. */
@@ -66,6 +69,11 @@ export class JsonPaymentWire implements PaymentWire<
   }
 
   async offerUnpaid(exchange: Exchange): Promise<void> {
+    const { page } = this.deps;
+    if (page?.answers(exchange)) {
+      const offer = await exchange.offer();
+      return page.send(exchange, offer, encodePaymentRequired(PAYMENT_REQUIRED_ERROR, offer).header);
+    }
     // Without a sign-in challenge nothing in the offer varies per request: send it encoded once.
     if (!this.deps.hasSignIn(exchange.route)) {
       return sendEncodedPaymentRequired(

@@ -16,6 +16,7 @@ import { UnknownSettlements } from "./UnknownSettlements.js";
 import { asGatewayError, safely, type Exchange, type Next } from "./Exchange.js";
 import { JsonPaymentWire } from "./JsonPaymentWire.js";
 import type { PaymentWire } from "./PaymentWire.js";
+import type { PaywallPage } from "./PaywallPage.js";
 import { PricedRequests } from "./PricedRequests.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { Settlements } from "./Settlements.js";
@@ -45,6 +46,8 @@ export interface PaymentFlowDeps {
   /** How long to keep asking the chain before answering `settlement_unknown`, in ms. */
   settlementCheckTimeoutMs: number;
   settlementCheckIntervalMs: number;
+  /** The page a browser gets instead of the JSON 402, when on. */
+  paywallPage?: PaywallPage | undefined;
   /** The `application/x402+cbor` format, when some route offers it. */
   cbor?: PaymentWire | undefined;
 }
@@ -68,6 +71,7 @@ export class PaymentFlow {
       hasSignIn: (route) => deps.signInGateFor(route) !== undefined,
       checker: deps.settlementChecker,
       spentTtlMs: deps.spentTtlMs,
+      page: deps.paywallPage,
     });
     const unknown = new UnknownSettlements({
       ledger: deps.ledger,

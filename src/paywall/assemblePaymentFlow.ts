@@ -33,6 +33,8 @@ import { X402OptionsError } from "./X402OptionsError.js";
 import { CborPaymentWire } from "./CborPaymentWire.js";
 import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
 import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
+import { AssetTable } from "../pricing/knownAssets.js";
+import { PaywallPage } from "./PaywallPage.js";
 
 /** Whether the facilitator supports each route's payment options, read from its `/supported`. */
 export interface SupportReport {
@@ -134,6 +136,13 @@ export function assemblePaymentFlow<R>(
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
     cbor,
+    paywallPage: settings.paywall.enabled
+      ? new PaywallPage({
+          settings: settings.paywall,
+          assets: new AssetTable(settings.assets ?? []),
+          provider: settings.paywallProvider,
+        })
+      : undefined,
   });
 
   let support: Promise<SupportReport> | undefined;

@@ -17,6 +17,7 @@ import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";
 import { revocationSettingsSchema } from "../recognition/revocationSettings.js";
 import type { RevokedPayers } from "../recognition/RevokedPayers.js";
+import { paywallPageSettingsSchema, type PaywallProvider } from "./paywallPageSettings.js";
 
 /** Defaults of the paywall's own settings, written once (each part's live beside its schema). */
 export const DEFAULTS = {
@@ -97,6 +98,10 @@ export const paywallSettingsSchema = z.strictObject({
   cbor: cborSettingsSchema
     .optional()
     .meta({ description: "Shared settings of the routes that offer `application/x402+cbor`." }),
+  paywall: paywallPageSettingsSchema.prefault({}).meta({
+    description:
+      'The page a browser gets on a priced `GET` (docs/middleware.md, "The paywall page"): `{ enabled?, appName?, contentSecurityPolicy? }`.',
+  }),
   revocation: revocationSettingsSchema.optional().meta({
     description:
       "Revoked payers (refunds) are denied sign-in for `holdMs`; with a Redis ledger every instance shares them.",
@@ -182,6 +187,16 @@ export const x402OptionsSchema = paywallSettingsSchema
     now: fn<() => number>("now").optional(),
     /** `fetch` used for outbound calls. */
     fetch: fn<typeof fetch>("fetch").optional(),
+    /** Renders the browser paywall page instead of the built-in one (the official `PaywallProvider`). */
+    paywallProvider: z
+      .custom<PaywallProvider>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as Partial<PaywallProvider>).generateHtml === "function",
+        { error: "expected a PaywallProvider (generateHtml)" },
+      )
+      .optional(),
     /** A CBOR facilitator to use instead of `cbor.facilitator` / `facilitator` for CBOR payments. */
     cborFacilitator: z
       .custom<CborFacilitator>(isCborFacilitator, { error: "expected verifyCbor/settleCbor" })
@@ -200,3 +215,4 @@ export type { RecognitionSettings } from "../recognition/recognitionSettings.js"
 export type { RevocationSettings } from "../recognition/revocationSettings.js";
 export type { FacilitatorSettings, FacilitatorHeaders } from "../facilitator/facilitatorSettings.js";
 export type { LedgerSettings } from "../ledger/ledgerSettings.js";
+export type { PaywallPageSettings, PaywallProvider } from "./paywallPageSettings.js";

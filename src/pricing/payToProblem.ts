@@ -1,4 +1,4 @@
-import { isAddress } from "viem";
+import { isEvmAddress } from "../protocol/checksumAddress.js";
 import { PATTERNS } from "../protocol/schemas.js";
 
 /**
@@ -12,7 +12,7 @@ export function payToProblem(payTo: string, network: string): string | undefined
       return `expected a 0x-prefixed 20-byte hex address (0x + 40 hex digits) on ${network}, got ${JSON.stringify(payTo)}`;
     }
     if (/^0x0{40}$/.test(payTo)) return "the zero address cannot be paid to (what it receives is burnt)";
-    if (!isAddress(payTo, { strict: true })) {
+    if (!isEvmAddress(payTo)) {
       return "mixed-case address with a wrong EIP-55 checksum (a typo?): write it all lower-case or with its checksum";
     }
     return undefined;

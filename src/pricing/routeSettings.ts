@@ -101,6 +101,10 @@ export const routeSchema = z
         description:
           "Let recognized payers in without paying; `false` turns a global default off for this route.",
       }),
+    customPaywallHtml: z.string().optional().meta({
+      description:
+        "A whole HTML page a browser gets instead of the built-in paywall page, as is (as the official option); see `paywall.contentSecurityPolicy`.",
+    }),
     cbor: cborRouteSchema.optional().meta({
       description: "Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`).",
     }),

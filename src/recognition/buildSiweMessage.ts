@@ -1,4 +1,4 @@
-import { getAddress } from "viem";
+import { checksumAddress } from "../protocol/checksumAddress.js";
 
 /** The fields of an EIP-4361 message, as the sign-in payload carries them. */
 export interface SiweFields {
@@ -24,7 +24,7 @@ export interface SiweFields {
  * `Key: value` lines in the order of the specification.
  */
 export function buildSiweMessage(fields: SiweFields): string {
-  const header = `${fields.domain} wants you to sign in with your Ethereum account:\n${getAddress(fields.address)}`;
+  const header = `${fields.domain} wants you to sign in with your Ethereum account:\n${checksumAddress(fields.address)}`;
   // With no statement the specification leaves two empty lines before `URI:`.
   const preamble = fields.statement === undefined ? `${header}\n\n` : `${header}\n\n${fields.statement}\n`;
   const lines = [

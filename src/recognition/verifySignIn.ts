@@ -1,4 +1,5 @@
-import { getAddress, isAddress, verifyMessage, type Hex } from "viem";
+import type { Hex } from "viem";
+import { checksumAddress, isEvmAddress } from "../protocol/checksumAddress.js";
 import { GatewayError } from "../protocol/errors.js";
 import { buildSiweMessage } from "./buildSiweMessage.js";
 import type { NonceStore } from "./NonceStore.js";
@@ -53,12 +54,12 @@ function reject(reason: SignInRejection, message: string, details: Record<string
  */
 export async function verifySignIn(payload: SignInPayload, options: VerifySignInOptions): Promise<string> {
   const { context } = options;
-  if (!isAddress(payload.address)) {
+  if (!isEvmAddress(payload.address)) {
     throw new GatewayError("invalid_sign_in", "address has a wrong EIP-55 checksum", {
       details: { field: "address" },
     });
   }
-  const address = getAddress(payload.address);
+  const address = checksumAddress(payload.address) as Hex;
   if (payload.version !== "1")
     reject("unsupported_version", `SIWE version ${payload.version} is not supported`);
   if (payload.type !== "eip191") {
@@ -121,6 +122,8 @@ async function signatureMatches(
   signature: Hex,
   publicClient: MessageVerifier | undefined,
 ): Promise<boolean> {
+  // viem's utilities are loaded by the first sign-in, not by importing the package (docs/dependencies.md).
+  const { verifyMessage } = await import("viem/utils");
   // An EOA is checked locally, with no RPC; only then a contract wallet through the public client.
   try {
     if (await verifyMessage({ address, message, signature })) return true;

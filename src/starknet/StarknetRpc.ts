@@ -1,4 +1,4 @@
-import { hash } from "starknet";
+import { keccak_256 } from "@noble/hashes/sha3";
 import { StarknetRpcFailureError } from "./StarknetRpcFailureError.js";
 
 /** One raw JSON-RPC exchange, as sent and received (for `recognize --verbose`). */
@@ -31,9 +31,15 @@ export function minimalFelt(value: string | bigint): string {
   return `0x${BigInt(value).toString(16)}`;
 }
 
-/** The `entry_point_selector` of a Cairo entry point: starknet_keccak of its name, as a FELT. */
+const MASK_250 = (1n << 250n) - 1n;
+
+/**
+ * The `entry_point_selector` of a Cairo entry point: starknet_keccak of its name (keccak-256 of the
+ * UTF-8 name, its low 250 bits), as a FELT. A few lines of ours, so recognition does not load starknet.js.
+ */
 export function selectorOf(entrypoint: string): string {
-  return minimalFelt(hash.getSelectorFromName(entrypoint));
+  const digest = keccak_256(new TextEncoder().encode(entrypoint));
+  return minimalFelt(BigInt(`0x${Buffer.from(digest).toString("hex")}`) & MASK_250);
 }
 
 /**
@@ -64,7 +70,7 @@ export function starknetCallBody(
 /**
  * A read-only Starknet JSON-RPC v0.10 client for `starknet_call` at block `latest`. It sends the
  * seed's positional params (an array of two: the call, then the block id) — starknet.js's provider
- * sends them by name — and keeps starknet.js for the selector. Every failure is a
+ * sends them by name — and computes the selector itself. Every failure is a
  * {@link StarknetRpcFailureError} the caller turns into its own error.
  */
 export class StarknetRpc {

@@ -37,7 +37,7 @@ describe("parseConfig", () => {
     expect(config.listen).toEqual({ host: "127.0.0.1", port: 0, allowPlainHttp: false });
     expect(config.limits).toEqual({
       maxBodyBytes: 1048576,
-      maxHeaderBytes: 65536,
+      maxHeaderBytes: 103768, // the largest CBOR payment header (87,384 chars) + 16 KiB
       drainTimeoutMs: 30000,
       headersTimeoutMs: 20000,
       requestTimeoutMs: 60000,

@@ -3,6 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { x402Node } from "../../src/adapters/node.js";
+import { GATEWAY_DEFAULTS } from "../../src/config/gatewayConfigSchema.js";
+import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../../src/protocol/cbor/profile.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
 import { gatewayConfig } from "./support/gatewayConfig.js";
@@ -156,11 +158,14 @@ describe("standalone gateway: proxying", () => {
     expect(upstream.seen.length).toBe(before);
   });
 
-  it("accepts request heads up to limits.maxHeaderBytes (room for CBOR payments) and answers 431 past it", async () => {
+  it("accepts request heads up to limits.maxHeaderBytes (room for the largest CBOR payment) and answers 431 past it", async () => {
     const gateway = await start();
-    const big = await rawRequest(`${gateway.url}/free`, { headers: { "x-big": "a".repeat(48 * 1024) } });
+    const largestPayment = "a".repeat(MAX_CBOR_PAYMENT_HEADER_CHARS);
+    const big = await rawRequest(`${gateway.url}/free`, { headers: { "payment-signature": largestPayment } });
     expect(big.status).toBe(200);
-    const tooBig = await rawRequest(`${gateway.url}/free`, { headers: { "x-big": "a".repeat(70 * 1024) } });
+    const tooBig = await rawRequest(`${gateway.url}/free`, {
+      headers: { "payment-signature": largestPayment, "x-big": "a".repeat(GATEWAY_DEFAULTS.maxHeaderBytes) },
+    });
     expect(tooBig.status).toBe(431);
   });
 

@@ -101,14 +101,17 @@ logging: { level: info }
     });
   });
 
-  it("published code imports only dependencies (never a devDependency such as solc, anvil or @x402/*)", () => {
+  it("published code imports only dependencies, eagerly or lazily (never a devDependency such as solc, anvil or @x402/*)", () => {
     const allowed = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);
     const offenders: string[] = [];
     for (const path of publishedSources()) {
       const text = readFileSync(join(ROOT, path), "utf8");
-      for (const [, specifier] of text.matchAll(
-        /^\s*(?:import|export)(?!\s+type\b)[^"';]*?from\s+"([^"]+)"/gm,
-      )) {
+      // Static imports, and the lazy ones: `await import("viem")`, `require("ioredis")` (docs/dependencies.md).
+      const specifiers = [
+        ...text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^"';]*?from\s+"([^"]+)"/gm),
+        ...text.matchAll(/\b(?:import|require)\("([^"]+)"\)/g),
+      ].map((match) => match[1]);
+      for (const specifier of specifiers) {
         if (specifier!.startsWith(".") || specifier!.startsWith("node:")) continue;
         if (builtinModules.includes(specifier!)) continue;
         if (!allowed.has(packageOf(specifier!)))

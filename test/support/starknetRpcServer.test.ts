@@ -31,7 +31,7 @@ describe("startStarknetRpcServer", () => {
 
   it("refuses starknet.js's default by-name params for starknet_call (the seed's form is positional)", async () => {
     server = await startStarknetRpcServer({ call: () => ["0x1"] });
-    const provider = new RpcProvider({ nodeUrl: `${server.url}/rpc/v0_10`, specVersion: "0.10.2" });
+    const provider = new RpcProvider({ nodeUrl: `${server.url}/rpc/v0_10` });
     await expect(
       provider.callContract(
         { contractAddress: CONTRACT, entrypoint: "est_ouverte", calldata: ["0xabc"] },

@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
-import { ml_dsa65 } from "@noble/post-quantum/ml-dsa.js";
+import { createRequire } from "node:module";
+import type { ml_dsa65 as MlDsa65 } from "@noble/post-quantum/ml-dsa.js";
 import { ED25519_PUBLIC_KEY_BYTES, ML_DSA_65_PUBLIC_KEY_BYTES } from "./profile.js";
 
 export type SignatureAlgorithm = "ed25519" | "ml-dsa-65";
@@ -11,6 +12,16 @@ export interface SigningKey {
   /** The 32-byte seed the key was derived from (keep it secret). */
   seed: Uint8Array;
   sign(message: Uint8Array): Uint8Array;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * ML-DSA-65, required by the first ML-DSA key or signature met, not by importing the package: most
+ * payers use Ed25519. Synchronous (Node ≥ 20.19 requires an ES module) so signing stays synchronous.
+ */
+function mlDsa65(): typeof MlDsa65 {
+  return (require("@noble/post-quantum/ml-dsa.js") as { ml_dsa65: typeof MlDsa65 }).ml_dsa65;
 }
 
 // DER prefixes that wrap a raw Ed25519 key for node:crypto (RFC 8410).
@@ -26,8 +37,10 @@ export function algorithmOf(publicKey: Uint8Array): SignatureAlgorithm | undefin
 
 /** Whether `signature` is `publicKey`'s over exactly `message`. Never throws: garbage is `false`. */
 export function verifySignature(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  const algorithm = algorithmOf(publicKey);
+  // Loaded outside the try: a broken install must fail loudly, not read as a bad signature.
+  const mlDsa = algorithm === "ml-dsa-65" ? mlDsa65() : undefined;
   try {
-    const algorithm = algorithmOf(publicKey);
     if (algorithm === "ed25519") {
       const key = createPublicKey({
         key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]),
@@ -36,7 +49,7 @@ export function verifySignature(publicKey: Uint8Array, message: Uint8Array, sign
       });
       return verify(null, message, key, signature);
     }
-    if (algorithm === "ml-dsa-65") return ml_dsa65.verify(signature, message, publicKey);
+    if (mlDsa !== undefined) return mlDsa.verify(signature, message, publicKey);
     return false;
   } catch {
     return false;
@@ -64,8 +77,9 @@ export function createSigningKey(
       sign: (message) => new Uint8Array(sign(null, message, privateKey)),
     };
   }
-  const { publicKey, secretKey } = ml_dsa65.keygen(ownSeed);
-  return { algorithm, publicKey, seed: ownSeed, sign: (message) => ml_dsa65.sign(message, secretKey) };
+  const mlDsa = mlDsa65();
+  const { publicKey, secretKey } = mlDsa.keygen(ownSeed);
+  return { algorithm, publicKey, seed: ownSeed, sign: (message) => mlDsa.sign(message, secretKey) };
 }
 
 /** How a payer is named in logs and facilitator answers: `ed25519:<sha256 of the key, hex>`. */

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/paywallPageScript.js";
+import { AUTHORIZATION_FIELDS } from "../../src/protocol/eip3009AuthorizationFields.js";
+
+describe("the paywall page's script (run in Chromium by test/e2e/browserPaywall.test.ts)", () => {
+  it("is valid JavaScript where no browser is at hand", () => {
+    expect(() => new Function(PAYWALL_PAGE_SCRIPT)).not.toThrow();
+    expect(() => new Function(`${PAYWALL_PAGE_SCRIPT} }`)).toThrow(SyntaxError);
+  });
+
+  it("loads nothing from elsewhere: its one request is to the page's own URL", () => {
+    expect(PAYWALL_PAGE_SCRIPT).not.toMatch(/https?:|import\(|importScripts|<script|eval\(|new Function/);
+    expect(PAYWALL_PAGE_SCRIPT.match(/fetch\(/g)).toEqual(["fetch("]);
+    expect(PAYWALL_PAGE_SCRIPT).toContain("fetch(window.location.href");
+  });
+
+  it("signs the EIP-3009 fields the official client signs, with eth_signTypedData_v4", () => {
+    expect(PAYWALL_PAGE_SCRIPT).toContain(
+      `TransferWithAuthorization: ${JSON.stringify(AUTHORIZATION_FIELDS)}`,
+    );
+    expect(PAYWALL_PAGE_SCRIPT).toContain('"eth_signTypedData_v4"');
+    expect(PAYWALL_PAGE_SCRIPT).toContain('"PAYMENT-SIGNATURE": header');
+  });
+});
