@@ -37,6 +37,8 @@ export interface SpawnGatewayOptions {
   probeIntervalMs?: number;
   /** How long to wait for the "listening" line, in ms (default 60 000: tsx compiles on a loaded machine). */
   startTimeoutMs?: number;
+  /** Start it in a process group of its own (killed as a group by `stop`). */
+  detached?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function spawnGateway(
     cwd: ROOT,
     env: { ...process.env, X402_PROBE_INTERVAL_MS: String(options.probeIntervalMs ?? "") },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
   });
   let stdout = "";
   let stderr = "";
@@ -101,7 +104,10 @@ export async function spawnGateway(
     probes,
     exited,
     stop(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        if (options.detached) process.kill(-(child.pid as number), signal);
+        else child.kill(signal);
+      }
       return exited;
     },
   };

@@ -98,6 +98,8 @@ export async function runRevoke(
     if (values.url !== undefined) return usageError("--url is for a gateway without a Redis ledger");
     const revokedPayers = new RedisRevokedPayers({
       url: config.ledger.url,
+      cluster: config.ledger.cluster,
+      sentinel: config.ledger.sentinel,
       keyPrefix: redisKeyPrefixes(config.ledger, config.revocation).revoked,
       commandTimeoutMs: config.ledger.commandTimeoutMs,
       holdMs: revocationHoldMs(config.revocation?.holdMs, recognitionsOf(config)),

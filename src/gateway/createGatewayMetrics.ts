@@ -62,6 +62,19 @@ export function createGatewayMetrics(): GatewayMetrics {
     labelNames: ["operation"],
     registers: [registry],
   });
+  const ledgerWait = new Histogram({
+    name: "x402_gateway_ledger_wait_duration_seconds",
+    help: "Redis WAIT for replicas after a ledger write (ledger.wait), by operation and whether enough replicas acknowledged",
+    labelNames: ["operation", "acknowledged"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  const ledgerWaitTimeouts = new Counter({
+    name: "x402_gateway_ledger_wait_timeouts_total",
+    help: "Ledger writes no replica acknowledged in time, by operation; a reserve or charge is answered 503 ledger_unavailable",
+    labelNames: ["operation"],
+    registers: [registry],
+  });
   const upstreamErrors = new Counter({
     name: "x402_gateway_upstream_errors_total",
     help: "Upstream failures by upstream prefix and code (upstream_unavailable, upstream_timeout, aborted)",
@@ -108,6 +121,10 @@ export function createGatewayMetrics(): GatewayMetrics {
       facilitatorError: (endpoint, code) => facilitatorErrors.inc({ endpoint, code }),
       heldBytes: (bytes) => held.observe(bytes),
       ledgerError: (operation) => ledgerErrors.inc({ operation }),
+      ledgerWait: (operation, ms, acknowledged) => {
+        ledgerWait.observe({ operation, acknowledged: String(acknowledged) }, ms / 1000);
+        if (!acknowledged) ledgerWaitTimeouts.inc({ operation });
+      },
     },
     request(route, outcome, code, seconds) {
       requests.inc({ route, outcome, code });

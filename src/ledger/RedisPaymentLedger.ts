@@ -1,25 +1,73 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
-import { openFailFastRedis, whenRedisReady } from "../common/openFailFastRedis.js";
+import {
+  isCluster,
+  waitForReplicas,
+  type RedisTopology,
+  type SharedRedis,
+} from "../common/openSharedRedis.js";
+import { SharedRedisClient } from "../common/SharedRedisClient.js";
+
 import { BaseError } from "../common/BaseError.js";
+import type { LedgerWait } from "./ledgerSettings.js";
 import type { GrantCharge, GrantChargeOutcome, PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
 
-export interface RedisPaymentLedgerOptions {
-  /** `redis://host:port/db`; or pass `client`. */
-  url?: string;
-  /** An ioredis client to use (not closed by `close()`). */
-  client?: Redis;
+export interface RedisPaymentLedgerOptions extends RedisTopology {
+  /** An ioredis client to use instead of `url` / `cluster` / `sentinel` (not closed by `close()`). */
+  client?: SharedRedis;
   /** Prefix of every key; instances that share payments share it. */
   keyPrefix?: string;
   /** Timeout of each Redis command (and of waiting for the first connection), in ms. */
   commandTimeoutMs?: number;
+  /**
+   * `WAIT` for replicas after a reservation, a grant charge and a spent mark (default off). A reservation
+   * or charge not acknowledged in time fails with {@link LedgerUnavailableError} (and is undone).
+   */
+  wait?: LedgerWait;
+  /** Told how long each `WAIT` took and whether enough replicas acknowledged it. */
+  onWait?: (operation: LedgerWaitOperation, ms: number, acknowledged: boolean) => void;
 }
+
+/** The writes a ledger may `WAIT` on. */
+export type LedgerWaitOperation = "reserve" | "charge" | "spend";
 
 /** Thrown when Redis cannot answer in time: the paywall fails closed with `503 ledger_unavailable`. */
 export class LedgerUnavailableError extends BaseError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super("ledger_unavailable", message, { cause: options.cause, docsPath: "docs/errors.md" });
   }
+}
+
+/**
+ * The keys of a ledger under `prefix`. In a Redis Cluster every key carries one hash tag (the prefix's
+ * own `{…}`, else the whole prefix in braces), so every script's keys (a payment, its charge record and
+ * the grants it charges, named inside the script) hash to one slot.
+ */
+export function ledgerKeys(prefix: string, cluster: boolean) {
+  const base = cluster ? taggedPrefix(prefix) : prefix;
+  return {
+    payment: (id: string) => base + id,
+    charge: (id: string) => base + CHARGE + id,
+    grantPrefix: base + GRANT,
+  };
+}
+
+/**
+ * `prefix` with a hash tag: its own `{…}` when it has one; else the prefix in braces
+ * (`x402:payment:` → `{x402:payment:}`); a prefix with stray braces (which would end a tag early) or an
+ * empty one gets a tag of its text without braces (or `x402`) before it.
+ */
+function taggedPrefix(prefix: string): string {
+  if (hasHashTag(prefix)) return prefix;
+  const plain = prefix.replace(/[{}]/g, "");
+  if (plain === prefix && plain !== "") return `{${prefix}}`;
+  return `{${plain || "x402"}}${prefix}`;
+}
+
+/** Whether Redis Cluster would hash `key` by a tag: a `{` followed later by a `}` with something between. */
+function hasHashTag(key: string): boolean {
+  const open = key.indexOf("{");
+  const close = open < 0 ? -1 : key.indexOf("}", open + 1);
+  return close > open + 1;
 }
 
 const RESERVED = "r:";
@@ -111,82 +159,92 @@ return {"charged"}`;
 
 /**
  * The payment ledger shared by several gateway instances: a reservation is `SET NX PX` (atomic across
- * instances), a release deletes only its own reservation, a spent mark lives until `keepUntilMs`.
+ * instances), a release deletes only its own reservation, a spent mark lives until `keepUntilMs`. On one
+ * Redis, a Redis Cluster (one hash tag per ledger: see {@link ledgerKeys}) or a Sentinel-watched master.
  */
 export class RedisPaymentLedger implements PaymentLedger {
-  private readonly redis: Redis;
-  private readonly ownsClient: boolean;
+  private readonly client: SharedRedisClient;
   private readonly prefix: string;
   private readonly timeoutMs: number;
+  private readonly wait: LedgerWait;
+  private readonly onWait: RedisPaymentLedgerOptions["onWait"];
 
   constructor(options: RedisPaymentLedgerOptions) {
-    if (!options.client && !options.url) throw new Error("RedisPaymentLedger needs `url` or `client`");
-    this.ownsClient = !options.client;
+    if (!options.client && !options.url && !options.cluster && !options.sentinel)
+      throw new Error("RedisPaymentLedger needs `url`, `cluster`, `sentinel` or `client`");
     this.timeoutMs = options.commandTimeoutMs ?? 2_000;
-    this.redis = options.client ?? openFailFastRedis(options.url as string, this.timeoutMs);
+    this.client = new SharedRedisClient(options.client ?? options, { timeoutMs: this.timeoutMs });
     this.prefix = options.keyPrefix ?? "x402:payment:";
+    this.wait = options.wait ?? false;
+    this.onWait = options.onWait;
   }
 
   async reserve(id: string, options: { holdMs: number }): Promise<ReserveOutcome> {
-    const key = this.prefix + id;
     const token = randomUUID();
+    let keys: ReturnType<typeof ledgerKeys> | undefined;
     try {
-      return await this.command("reserve", async () => {
-        const set = await this.redis.set(key, RESERVED + token, "PX", Math.max(1, options.holdMs), "NX");
-        if (set === "OK") return { status: "reserved", token } as const;
-        const current = await this.redis.get(key);
+      return await this.command("reserve", async (redis) => {
+        keys = this.keysOf(redis);
+        const key = keys.payment(id);
+        const set = await redis.set(key, RESERVED + token, "PX", Math.max(1, options.holdMs), "NX");
+        if (set === "OK") {
+          await this.replicate(redis, key, "reserve");
+          return { status: "reserved", token } as const;
+        }
+        const current = await redis.get(key);
         return current?.startsWith(SPENT)
           ? ({ status: "spent" } as const)
           : ({ status: "in_progress" } as const);
       });
     } catch (error) {
-      // A timed-out SET may still run when a slow Redis catches up: undo it (queued behind it), so the
-      // payment is not stuck as "in progress" until the hold expires.
-      void this.redis
-        .eval(RELEASE_SCRIPT, 2, key, this.chargeKey(id), RESERVED + token, this.prefix + GRANT)
-        .catch(() => undefined);
+      // A timed-out SET may still run when a slow Redis catches up (or was not acknowledged by a
+      // replica): undo it (queued behind it), so the payment is not stuck as "in progress" until the
+      // hold expires.
+      if (keys) {
+        void this.client
+          .get()
+          .then((redis) => this.releaseScript(redis, id, token))
+          .catch(() => undefined); // Redis is away: the reservation expires with its hold.
+      }
       throw error;
     }
   }
 
   release(id: string, token: string): Promise<void> {
-    return this.command("release", async () => {
-      await this.redis.eval(
-        RELEASE_SCRIPT,
-        2,
-        this.prefix + id,
-        this.chargeKey(id),
-        RESERVED + token,
-        this.prefix + GRANT,
-      );
-    });
+    return this.command("release", (redis) => this.releaseScript(redis, id, token));
   }
 
   spend(id: string, token: string, options: { keepUntilMs: number }): Promise<void> {
-    return this.command("spend", async () => {
+    return this.command("spend", async (redis) => {
+      const keys = this.keysOf(redis);
       // Settled: the grants' charge (if any) is final, its record no longer needed.
-      await this.redis
+      await redis
         .multi()
-        .set(this.prefix + id, SPENT + token, "PXAT", Math.max(options.keepUntilMs, Date.now() + 1))
-        .del(this.chargeKey(id))
+        .set(keys.payment(id), SPENT + token, "PXAT", Math.max(options.keepUntilMs, Date.now() + 1))
+        .del(keys.charge(id))
         .exec();
+      await this.replicate(redis, keys.payment(id), "spend");
     });
   }
 
   chargeGrants(id: string, charge: GrantCharge): Promise<GrantChargeOutcome> {
-    return this.command("charge the delegation grants of", async () => {
+    return this.command("charge the delegation grants of", async (redis) => {
+      const keys = this.keysOf(redis);
       const floor = Date.now() + 1;
       const keepUntil = charge.grants.map((grant) => Math.max(grant.keepUntilMs, floor));
-      const result = (await this.redis.eval(
+      const result = (await redis.eval(
         CHARGE_SCRIPT,
         1 + charge.grants.length,
-        this.chargeKey(id),
-        ...charge.grants.map((grant) => this.prefix + GRANT + grant.id),
+        keys.charge(id),
+        ...charge.grants.map((grant) => keys.grantPrefix + grant.id),
         charge.amount.toString(),
         Math.max(...keepUntil),
         ...charge.grants.flatMap((grant, i) => [grant.cap.toString(), keepUntil[i] as number, grant.id]),
       )) as [string, string?, string?];
-      if (result[0] === "charged") return { status: "charged" } as const;
+      if (result[0] === "charged") {
+        await this.replicate(redis, keys.charge(id), "charge");
+        return { status: "charged" } as const;
+      }
       const grant = charge.grants[Number(result[1])];
       if (grant === undefined)
         throw new Error(`unexpected answer from the charge script: ${result.join(" ")}`);
@@ -199,15 +257,41 @@ export class RedisPaymentLedger implements PaymentLedger {
     });
   }
 
-  private chargeKey(id: string): string {
-    return this.prefix + CHARGE + id;
+  private keysOf(redis: SharedRedis): ReturnType<typeof ledgerKeys> {
+    return ledgerKeys(this.prefix, isCluster(redis));
+  }
+
+  /** `WAIT` until the configured replicas have every write made so far on `key`'s connection. */
+  private async replicate(redis: SharedRedis, key: string, operation: LedgerWaitOperation): Promise<void> {
+    if (this.wait === false) return;
+    const started = performance.now();
+    const acknowledged = await waitForReplicas(redis, key, this.wait.replicas, this.wait.timeoutMs);
+    const enough = acknowledged >= this.wait.replicas;
+    this.onWait?.(operation, performance.now() - started, enough);
+    if (!enough) {
+      throw new Error(
+        `WAIT: ${acknowledged} of ${this.wait.replicas} replicas acknowledged within ${this.wait.timeoutMs} ms`,
+      );
+    }
+  }
+
+  /** Deletes `id`'s reservation if `token` still holds it, giving back its grants' charge. */
+  private async releaseScript(redis: SharedRedis, id: string, token: string): Promise<void> {
+    const keys = this.keysOf(redis);
+    await redis.eval(
+      RELEASE_SCRIPT,
+      2,
+      keys.payment(id),
+      keys.charge(id),
+      RESERVED + token,
+      keys.grantPrefix,
+    );
   }
 
   /** Runs `run` once connected; any Redis failure becomes a {@link LedgerUnavailableError}. */
-  private async command<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  private async command<T>(operation: string, run: (redis: SharedRedis) => Promise<T>): Promise<T> {
     try {
-      await whenRedisReady(this.redis, this.timeoutMs);
-      return await run();
+      return await run(await this.client.ready());
     } catch (error) {
       throw new LedgerUnavailableError(
         `Redis could not ${operation} the payment: ${(error as Error).message}`,
@@ -216,7 +300,7 @@ export class RedisPaymentLedger implements PaymentLedger {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.ownsClient) await this.redis.quit();
+  close(): Promise<void> {
+    return this.client.close();
   }
 }

@@ -16,6 +16,11 @@ export interface PaywallObserver extends RecognitionObserver, RevocationObserver
   heldBytes?(bytes: number): void;
   /** The payment ledger failed an operation (reserve, charge → 503 ledger_unavailable; release/spend are logged). */
   ledgerError?(operation: "reserve" | "charge" | "release" | "spend"): void;
+  /**
+   * A ledger write waited for its replicas (`ledger.wait`): how long, and whether enough acknowledged it
+   * (a reserve or charge not acknowledged is answered 503 ledger_unavailable; a spend is served).
+   */
+  ledgerWait?(operation: "reserve" | "charge" | "spend", ms: number, acknowledged: boolean): void;
 }
 
 /** Per-request facts the middleware leaves in `res.locals.x402` for access logs. */

@@ -21,7 +21,7 @@ import type { RevocationRequest } from "../recognition/parseRevocationRequest.js
 import { revokePayer, type RevocationReceipt } from "../recognition/revokePayer.js";
 import { parsePublicKeys } from "../protocol/cbor/publicKeyList.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
-import type { LedgerSettings } from "../ledger/ledgerSettings.js";
+import { ledgerWaitOf, type LedgerSettings } from "../ledger/ledgerSettings.js";
 import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
 import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../common/Logger.js";
@@ -76,8 +76,9 @@ export function assemblePaymentFlow<R>(
   const nonceStore =
     ledgerSettings?.type === "redis"
       ? new RedisNonceStore({
-          redis: ledgerSettings.url,
+          redis: ledgerSettings,
           keyPrefix: redisKeyPrefixes(ledgerSettings).nonces,
+          commandTimeoutMs: ledgerSettings.commandTimeoutMs,
           logger,
         })
       : undefined;
@@ -197,6 +198,8 @@ function buildRevokedPayers(
   if (ledgerSettings?.type === "redis") {
     return new RedisRevokedPayers({
       url: ledgerSettings.url,
+      cluster: ledgerSettings.cluster,
+      sentinel: ledgerSettings.sentinel,
       keyPrefix: redisKeyPrefixes(ledgerSettings, settings.revocation).revoked,
       commandTimeoutMs: ledgerSettings.commandTimeoutMs,
       holdMs,
@@ -299,7 +302,14 @@ function buildCborWire(
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {
   const { ledger } = settings;
   if (isPaymentLedger(ledger)) return ledger;
-  if (ledger?.type === "redis") return new RedisPaymentLedger(ledger);
+  if (ledger?.type === "redis") {
+    const observer = settings.observer;
+    return new RedisPaymentLedger({
+      ...ledger,
+      wait: ledgerWaitOf(ledger),
+      onWait: observer?.ledgerWait && ((operation, ms, ok) => observer.ledgerWait?.(operation, ms, ok)),
+    });
+  }
   return new MemoryPaymentLedger({ now });
 }
 

@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { Logger } from "../common/Logger.js";
-import { newRedis } from "../common/newRedis.js";
 import { silentLogger } from "../common/Logger.js";
-import { openFailFastRedis, whenRedisReady } from "../common/openFailFastRedis.js";
+import {
+  closeSharedRedis,
+  openSharedRedis,
+  type RedisTopology,
+  type SharedRedis,
+} from "../common/openSharedRedis.js";
+import { SharedRedisClient } from "../common/SharedRedisClient.js";
 import { MemoryRevokedPayers } from "./MemoryRevokedPayers.js";
 import { RevocationUnavailableError } from "./RevocationUnavailableError.js";
 import {
@@ -15,9 +19,9 @@ import {
 } from "./RevokedPayers.js";
 import { REVOCATION_DEFAULTS } from "./revocationSettings.js";
 
-export interface RedisRevokedPayersOptions {
-  /** `redis://` or `rediss://` URL: the ledger's. */
-  url: string;
+export interface RedisRevokedPayersOptions extends RedisTopology {
+  /** `redis://` or `rediss://` URL: the ledger's (or its `cluster` or `sentinel`). */
+  url?: string | undefined;
   /** Prefix of the sorted set `{prefix}payers` and the channel `{prefix}events`. */
   keyPrefix?: string;
   /** How long a revoked payer stays denied, in ms. */
@@ -65,9 +69,9 @@ interface RevocationMessage {
  * leave a revoked payer admitted.
  */
 export class RedisRevokedPayers implements RevokedPayers {
-  private readonly url: string;
-  private readonly redis: Redis;
-  private subscriber: Redis | undefined;
+  private readonly topology: RedisTopology;
+  private readonly client: SharedRedisClient;
+  private subscriber: Promise<SharedRedis | undefined> | undefined;
   private readonly local: MemoryRevokedPayers;
   private readonly prefix: string;
   private readonly setKey: string;
@@ -82,9 +86,9 @@ export class RedisRevokedPayers implements RevokedPayers {
   private subscriptions = 0;
 
   constructor(options: RedisRevokedPayersOptions) {
-    this.url = options.url;
+    this.topology = { url: options.url, cluster: options.cluster, sentinel: options.sentinel };
     this.timeoutMs = options.commandTimeoutMs ?? 2_000;
-    this.redis = openFailFastRedis(options.url, this.timeoutMs);
+    this.client = new SharedRedisClient(this.topology, { timeoutMs: this.timeoutMs });
     this.prefix = options.keyPrefix ?? REVOCATION_DEFAULTS.keyPrefix;
     this.setKey = `${this.prefix}payers`;
     this.channel = `${this.prefix}events`;
@@ -103,8 +107,8 @@ export class RedisRevokedPayers implements RevokedPayers {
     const message: RevocationMessage = { payer: key, until, from: this.instance };
     let kept: number;
     try {
-      await whenRedisReady(this.redis, this.timeoutMs);
-      const score = (await this.redis.eval(
+      const redis = await this.ready();
+      const score = (await redis.eval(
         REVOKE_SCRIPT,
         1,
         this.setKey,
@@ -134,8 +138,8 @@ export class RedisRevokedPayers implements RevokedPayers {
 
   async isRevoked(payer: string): Promise<boolean> {
     if (this.local.deniedHere(payer)) return true;
-    await whenRedisReady(this.redis, this.timeoutMs);
-    const score = await this.redis.zscore(this.setKey, payer);
+    const redis = await this.ready();
+    const score = await redis.zscore(this.setKey, payer);
     if (score === null || Number(score) <= this.now()) return false;
     // Missed by this instance (a message lost while unsubscribed): learn it now.
     this.local.apply(payer, Number(score));
@@ -156,20 +160,37 @@ export class RedisRevokedPayers implements RevokedPayers {
     await this.local.close();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    await Promise.all([subscriber?.quit().catch(() => undefined), this.redis.quit().catch(() => undefined)]);
+    await Promise.all([subscriber?.then(closeSharedRedis, () => undefined), this.client.close()]);
+  }
+
+  private ready(): Promise<SharedRedis> {
+    return this.client.ready();
   }
 
   /** Listen for revocations made elsewhere (once); on every (re)connection, resubscribe and reload. */
   private subscribe(): void {
     if (this.subscriber !== undefined) return;
     // A subscriber of its own (a subscribed connection takes no other commands); it retries forever.
-    const subscriber = newRedis(this.url, {
-      autoResubscribe: false,
+    this.subscriber = openSharedRedis(this.topology, {
+      timeoutMs: this.timeoutMs,
+      failFast: false,
       connectionName: `${this.prefix}subscriber:${this.instance}`,
-      connectTimeout: this.timeoutMs,
-      maxRetriesPerRequest: null,
-    });
-    this.subscriber = subscriber;
+    }).then(
+      (subscriber) => {
+        this.listen(subscriber);
+        return subscriber;
+      },
+      (error: Error) => {
+        this.logger.warn(
+          { event: "revocation_subscriber_error", err: error.message },
+          "Redis revocation subscriber could not be opened; sign-ins are checked against Redis",
+        );
+        return undefined;
+      },
+    );
+  }
+
+  private listen(subscriber: SharedRedis): void {
     // Once per outage: ioredis reports every reconnect attempt.
     let reported = false;
     subscriber.on("error", (error: Error) => {
@@ -189,7 +210,7 @@ export class RedisRevokedPayers implements RevokedPayers {
     });
   }
 
-  private async resubscribe(subscriber: Redis): Promise<void> {
+  private async resubscribe(subscriber: SharedRedis): Promise<void> {
     try {
       await subscriber.subscribe(this.channel);
       const entries = await this.loadSet();
@@ -212,8 +233,8 @@ export class RedisRevokedPayers implements RevokedPayers {
   }
 
   private async loadSet(): Promise<Revocation[]> {
-    await whenRedisReady(this.redis, this.timeoutMs);
-    const flat = await this.redis.zrangebyscore(this.setKey, `(${this.now()}`, "+inf", "WITHSCORES");
+    const redis = await this.ready();
+    const flat = await redis.zrangebyscore(this.setKey, `(${this.now()}`, "+inf", "WITHSCORES");
     const entries: Revocation[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       entries.push({ payer: flat[i] as string, until: Number(flat[i + 1]) });
