@@ -7,9 +7,7 @@ import { expressRequestFacts } from "./expressRequestFacts.js";
 import type { PaywallOptions } from "../paywall/options.js";
 
 /** `x402()`'s options: a `requireTls` function is given Express's request (its `secure` and `ip` follow `trust proxy`). */
-export type X402Options = Omit<PaywallOptions, "requireTls"> & {
-  requireTls?: boolean | "except-loopback" | ((req: Request) => boolean);
-};
+export type X402Options = PaywallOptions<Request>;
 
 export type X402Middleware = RequestHandler & {
   /** The compiled route table. */

@@ -9,9 +9,7 @@ import type { RevocationRequest } from "../recognition/parseRevocationRequest.js
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
 
 /** The paywall's options for plain `node:http`: a `requireTls` function is given Node's request. */
-export type X402NodeOptions = Omit<PaywallOptions, "requireTls"> & {
-  requireTls?: boolean | "except-loopback" | ((req: IncomingMessage) => boolean);
-};
+export type X402NodeOptions = PaywallOptions<IncomingMessage>;
 
 /** Connect-style: call `next` to serve the request (free, recognised, or paid and held until settled). */
 export type X402NodeHandler = ((

@@ -9,7 +9,7 @@ import { parsePublicKeys } from "../protocol/cbor/publicKeyList.js";
 import { RedisRevokedPayers } from "../recognition/RedisRevokedPayers.js";
 import { redisKeyPrefixes } from "../recognition/redisKeyPrefixes.js";
 import { revocationHoldMs } from "../recognition/revocationSettings.js";
-import { recognitionsOf } from "../config/recognitionsOf.js";
+import { recognitionsOf } from "../recognition/recognitionsOf.js";
 import { revokePayer } from "../recognition/revokePayer.js";
 import type { CommandIo } from "./recognize.js";
 

@@ -5,12 +5,9 @@ import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../paywall/options.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { paywallSettingsIssues } from "../paywall/paywallSettingsIssues.js";
-import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
-import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
+import { outboundUrl } from "../common/outboundUrl.js";
 import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
-import { revocationHoldMs } from "../recognition/revocationSettings.js";
-import { recognitionsOf } from "./recognitionsOf.js";
 
 /** Defaults of the gateway's own keys, written once (the paywall's live in `paywall/options.ts`). */
 export const GATEWAY_DEFAULTS = {
@@ -49,10 +46,15 @@ const trustProxyEntry = z.string().refine(
 export { tlsSettingsSchema };
 
 export const listenSettingsSchema = z.strictObject({
+  /**
+   * Interface to bind; off loopback, plain HTTP needs `tls`, a `trustProxy` or `allowPlainHttp` (else refused
+   * at start-up).
+   */
   host: z.string().min(1).default(GATEWAY_DEFAULTS.host).meta({
     description:
       "Interface to bind; off loopback, plain HTTP needs `tls`, a `trustProxy` or `allowPlainHttp` (else refused at start-up).",
   }),
+  /** TCP port; 0 picks a free one. */
   port: z
     .number()
     .int()
@@ -60,7 +62,12 @@ export const listenSettingsSchema = z.strictObject({
     .max(65535)
     .default(GATEWAY_DEFAULTS.port)
     .meta({ description: "TCP port; 0 picks a free one." }),
+  /** With it the gateway speaks HTTPS. */
   tls: tlsSettingsSchema.optional().meta({ description: "With it the gateway speaks HTTPS." }),
+  /**
+   * Serve priced routes over plain HTTP on a non-loopback `host` without `tls` or a `trustProxy` (a private
+   * network). Default false: such a listener is refused at start-up.
+   */
   allowPlainHttp: z.boolean().default(false).meta({
     description:
       "Serve priced routes over plain HTTP on a non-loopback `host` without `tls` or a `trustProxy` (a private network). Default false: such a listener is refused at start-up.",
@@ -77,25 +84,31 @@ export const upstreamSettingsSchema = z.strictObject({
       description:
         "Path prefix this upstream serves (`/` for everything else); the longest matching prefix wins.",
     }),
+  /** Base URL of the upstream; the request's path is appended to it. */
   url: outboundUrl("the upstream's base URL").meta({
     description: "Base URL of the upstream; the request's path is appended to it.",
   }),
+  /** How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout. */
   connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs).meta({
     description:
       "How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout.",
   }),
+  /** How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout. */
   timeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamTimeoutMs).meta({
     description: "How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout.",
   }),
+  /** Most connections open to this upstream at once; further requests wait for a free one. */
   maxSockets: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamMaxSockets).meta({
     description: "Most connections open to this upstream at once; further requests wait for a free one.",
   }),
+  /** Most idle keep-alive connections kept open to this upstream for reuse. */
   maxFreeSockets: z
     .number()
     .int()
     .nonnegative()
     .default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets)
     .meta({ description: "Most idle keep-alive connections kept open to this upstream for reuse." }),
+  /** Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable. */
   healthPath: z.string().startsWith("/").optional().meta({
     description:
       "Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable.",
@@ -105,35 +118,45 @@ export type UpstreamSettings = z.output<typeof upstreamSettingsSchema>;
 
 export const limitsSettingsSchema = z
   .strictObject({
+    /** Largest request body forwarded, in bytes → 413 payload_too_large. */
     maxBodyBytes: z
       .number()
       .int()
       .positive()
       .default(GATEWAY_DEFAULTS.maxBodyBytes)
       .meta({ description: "Largest request body forwarded, in bytes → 413 payload_too_large." }),
+    /** Largest request head (all headers), in bytes → 431. */
     maxHeaderBytes: z
       .number()
       .int()
       .positive()
       .default(GATEWAY_DEFAULTS.maxHeaderBytes)
       .meta({ description: "Largest request head (all headers), in bytes → 431." }),
+    /**
+     * On SIGTERM/SIGINT, how long in-flight requests and settlements may take before connections are cut, in
+     * ms.
+     */
     drainTimeoutMs: z.number().int().nonnegative().default(GATEWAY_DEFAULTS.drainTimeoutMs).meta({
       description:
         "On SIGTERM/SIGINT, how long in-flight requests and settlements may take before connections are cut, in ms.",
     }),
+    /** How long a client may take to send the request head, in ms → 408 and the connection closed. */
     headersTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.headersTimeoutMs).meta({
       description:
         "How long a client may take to send the request head, in ms → 408 and the connection closed.",
     }),
+    /** How long a client may take to send the whole request (head and body), in ms → 408. */
     requestTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.requestTimeoutMs).meta({
       description: "How long a client may take to send the whole request (head and body), in ms → 408.",
     }),
+    /** How long an idle keep-alive connection stays open, in ms. */
     keepAliveTimeoutMs: z
       .number()
       .int()
       .positive()
       .default(GATEWAY_DEFAULTS.keepAliveTimeoutMs)
       .meta({ description: "How long an idle keep-alive connection stays open, in ms." }),
+    /** Open client connections at most; beyond, new connections are closed at once. */
     maxConnections: z
       .number()
       .int()
@@ -147,6 +170,7 @@ export const limitsSettingsSchema = z
   });
 
 export const loggingSettingsSchema = z.strictObject({
+  /** Log level: fatal, error, warn, info (default), debug, trace or silent. */
   level: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
     .default(GATEWAY_DEFAULTS.logLevel)
@@ -154,10 +178,12 @@ export const loggingSettingsSchema = z.strictObject({
 });
 
 export const metricsSettingsSchema = z.strictObject({
+  /** Serve Prometheus metrics at `metrics.path`. Default true. */
   enabled: z
     .boolean()
     .default(true)
     .meta({ description: "Serve Prometheus metrics at `metrics.path`. Default true." }),
+  /** Path of the Prometheus text endpoint (outside the priced table). */
   path: z
     .string()
     .startsWith("/")
@@ -168,10 +194,15 @@ export const metricsSettingsSchema = z.strictObject({
 /** The operator's endpoint (revocations): off unless enabled, and then only with a bearer token. */
 export const adminSettingsSchema = z
   .strictObject({
+    /**
+     * Serve the admin endpoint (`POST {path}/revocations`). Default false: the path is then an ordinary
+     * upstream path.
+     */
     enabled: z.boolean().default(false).meta({
       description:
         "Serve the admin endpoint (`POST {path}/revocations`). Default false: the path is then an ordinary upstream path.",
     }),
+    /** Where the admin endpoint lives; nothing under it is priced or forwarded upstream while enabled. */
     path: z
       .string()
       .regex(
@@ -183,6 +214,10 @@ export const adminSettingsSchema = z
         description:
           "Where the admin endpoint lives; nothing under it is priced or forwarded upstream while enabled.",
       }),
+    /**
+     * Bearer token the admin endpoint requires (at least 32 characters; write `${X402_ADMIN_TOKEN}` rather
+     * than the token itself). Required when enabled.
+     */
     token: z.string().min(32, "expected at least 32 characters").optional().meta({
       description:
         "Bearer token the admin endpoint requires (at least 32 characters; write `${X402_ADMIN_TOKEN}` rather than the token itself). Required when enabled.",
@@ -209,6 +244,7 @@ export const corsSettingsSchema = z.strictObject({
       description:
         "Origins (`https://app.example.com`, or `*`) whose browsers may call the gateway; none by default.",
     }),
+  /** How long a browser may cache a preflight answer, in seconds. */
   maxAgeSeconds: z
     .number()
     .int()
@@ -222,40 +258,57 @@ export type CorsSettings = z.output<typeof corsSettingsSchema>;
 export const gatewayConfigSchema = paywallSettingsSchema
   .omit({ requireTls: true })
   .extend({
+    /** The x402 facilitator that verifies and settles payments. */
     facilitator: facilitatorSettingsSchema
       .extend({
+        /** Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`. */
         headers: z.record(z.string(), z.string()).optional().meta({
           description:
             'Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`.',
         }),
       })
       .meta({ description: "The x402 facilitator that verifies and settles payments." }),
+    /** Where the gateway listens: `{ host, port, tls?, allowPlainHttp? }`. Default 127.0.0.1:8402. */
     listen: listenSettingsSchema.prefault({}).meta({
       description:
         "Where the gateway listens: `{ host, port, tls?, allowPlainHttp? }`. Default 127.0.0.1:8402.",
     }),
+    /** Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal. */
     trustProxy: z.array(trustProxyEntry).default([]).meta({
       description:
         "Proxies whose `X-Forwarded-*` headers are believed: IPs, CIDRs, or loopback/linklocal/uniquelocal.",
     }),
+    /** The APIs behind the gateway, each serving a path prefix (longest prefix wins). */
     upstreams: z.array(upstreamSettingsSchema).min(1, "expected at least one upstream").meta({
       description: "The APIs behind the gateway, each serving a path prefix (longest prefix wins).",
     }),
+    /** Payment de-duplication store: in memory (one instance), or Redis shared by several instances. */
     ledger: ledgerSettingsSchema.prefault({ type: "memory" }).meta({
       description:
         "Payment de-duplication store: in memory (one instance), or Redis shared by several instances.",
     }),
+    /** Request size, timeouts, connections and drain: defaults in the nginx range. */
     limits: limitsSettingsSchema
       .prefault({})
       .meta({ description: "Request size, timeouts, connections and drain: defaults in the nginx range." }),
+    /** Access and event logs (pino JSON on stdout). */
     logging: loggingSettingsSchema
       .prefault({})
       .meta({ description: "Access and event logs (pino JSON on stdout)." }),
+    /** Prometheus metrics of the gateway. */
     metrics: metricsSettingsSchema.prefault({}).meta({ description: "Prometheus metrics of the gateway." }),
+    /**
+     * Authenticated operator endpoint, off by default: `POST {path}/revocations` revokes a refunded payer's
+     * recognition.
+     */
     admin: adminSettingsSchema.prefault({}).meta({
       description:
         "Authenticated operator endpoint, off by default: `POST {path}/revocations` revokes a refunded payer's recognition.",
     }),
+    /**
+     * Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and
+     * exposed.
+     */
     cors: corsSettingsSchema.prefault({}).meta({
       description:
         "Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and exposed.",
@@ -266,46 +319,6 @@ export const gatewayConfigSchema = paywallSettingsSchema
     const plainHttp = plainHttpListenerProblem(config);
     if (plainHttp !== undefined)
       ctx.addIssue({ code: "custom", path: ["listen", "host"], message: plainHttp });
-    // Facilitators, RPC nodes and upstreams are checked by their schema (outboundUrl); recognition here.
-    const outbound: Array<{ path: PropertyKey[]; url: string }> = [];
-    const recognitionUrls = (
-      path: PropertyKey[],
-      settings: { rpcUrl: string; announceRpcUrl?: string | undefined },
-    ) => {
-      outbound.push({ path: [...path, "rpcUrl"], url: settings.rpcUrl });
-      if (settings.announceRpcUrl !== undefined) {
-        outbound.push({ path: [...path, "announceRpcUrl"], url: settings.announceRpcUrl });
-      }
-    };
-    if (config.recognition) recognitionUrls(["recognition"], config.recognition);
-    for (const [key, route] of Object.entries(config.routes)) {
-      if (route.recognition) recognitionUrls(["routes", key, "recognition"], route.recognition);
-    }
-    for (const { path, url } of outbound) {
-      if (!isHttpsOrLoopbackUrl(url)) {
-        ctx.addIssue({
-          code: "custom",
-          path,
-          message: OUTBOUND_URL_MESSAGE,
-        });
-      }
-    }
-    const recognizes =
-      config.recognition !== undefined || Object.values(config.routes).some((route) => route.recognition);
-    if (recognizes && config.publicUrl === undefined && (config.allowedHosts ?? []).length === 0) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["publicUrl"],
-        message:
-          "recognition needs publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
-      });
-    }
-    try {
-      revocationHoldMs(config.revocation?.holdMs, recognitionsOf(config));
-    } catch (error) {
-      const message = (error as Error).message.replace(/^revocation\.holdMs: /, "");
-      ctx.addIssue({ code: "custom", path: ["revocation", "holdMs"], message });
-    }
     if (config.admin.enabled) {
       const admin = config.admin.path.toLowerCase();
       const under = (path: string) =>

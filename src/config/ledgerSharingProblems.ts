@@ -1,5 +1,5 @@
 import type { GatewayConfig } from "./gatewayConfigSchema.js";
-import { recognitionsOf } from "./recognitionsOf.js";
+import { recognitionsOf } from "../recognition/recognitionsOf.js";
 
 /** What `serve` refuses and what it warns about, given the config and `--workers`. */
 export interface LedgerSharingProblems {

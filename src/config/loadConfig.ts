@@ -212,7 +212,8 @@ function describeIssue(
   }
   const located = locate(doc, issue.path);
   let message = issue.message;
-  if (!located.found) {
+  // A cross-field rule names the key it is about and says why; other issues at a missing key say so.
+  if (!located.found && issue.code !== "custom") {
     const expected = issue.code === "invalid_type" ? `expected ${issue.expected}` : message;
     message = `missing required key (${message.startsWith("Invalid input") ? expected : message})`;
   }

@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { paywallSettingsSchema } from "../paywall/options.js";
+import { paywallSettingsSchema, x402OptionsSchema } from "../paywall/options.js";
 import { buildConfigJsonSchema } from "./buildConfigJsonSchema.js";
 
 interface Node {
@@ -43,14 +43,32 @@ export function renderConfigReference(): string {
  */
 export function renderMiddlewareOptionsReference(): string {
   const schema = z.toJSONSchema(paywallSettingsSchema, { io: "input", unrepresentable: "any" });
-  return renderSettingsReference(schema as Record<string, unknown>, [
-    "# `x402()` options reference",
+  const settings = paywallSettingsSchema.shape as Record<string, z.ZodType>;
+  const options = x402OptionsSchema.shape as Record<string, z.ZodType>;
+  // What only code can pass: keys the settings lack, or take more in code (an instance, a function).
+  const codeOnly = Object.keys(options).filter((key) => settings[key] !== options[key]);
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return [
+    renderSettingsReference(schema as Record<string, unknown>, [
+      "# `x402()` options reference",
+      "",
+      "Generated from the options' zod schema by `npm run docs` (a test keeps it fresh); editors show the",
+      "same text on hover. The [middleware guide](middleware.md#options) explains them. `*` stands for any",
+      "key, `[]` for an item of a list.",
+      "",
+      "## Settings",
+      "",
+      "What a config file could say too (the gateway's config takes the same keys, see",
+      "[config-reference.md](config-reference.md)).",
+    ]).trimEnd(),
     "",
-    "Generated from the options' zod schema by `npm run config-schema` (a test keeps it fresh). Options only",
-    "code can pass (a `ledger` or `facilitator` instance, `logger`, `observer`, `onPaid`, `onError`, `now`,",
-    "`fetch`, `signInGate`, `settlementChecker`, `cborFacilitator`, a `requireTls` function) are in",
-    "[middleware.md](middleware.md#options). `*` stands for any key, `[]` for an item of a list.",
-  ]);
+    "## Options only code can pass",
+    "",
+    "| option | description |",
+    "| --- | --- |",
+    ...codeOnly.map((key) => `| \`${key}\` | ${cell(options[key]?.meta()?.description ?? "")} |`),
+    "",
+  ].join("\n");
 }
 
 function renderSettingsReference(schema: Record<string, unknown>, intro: string[]): string {

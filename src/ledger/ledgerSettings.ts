@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 
 export const memoryLedgerSettingsSchema = z.strictObject({
+  /** `memory` (default): one instance; `redis`: shared by every instance. */
   type: z
     .literal("memory")
     .meta({ description: "`memory` (default): one instance; `redis`: shared by every instance." }),

@@ -26,7 +26,14 @@ import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
 import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
-import { DEFAULTS, x402OptionsSchema, type PaywallOptions, type ResolvedX402Options } from "./options.js";
+import {
+  DEFAULTS,
+  x402OptionsSchema,
+  type PaywallOptions,
+  type RequireTls,
+  type ResolvedX402Options,
+} from "./options.js";
+import { recognitionsOf } from "../recognition/recognitionsOf.js";
 import { PaymentFlow } from "./PaymentFlow.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { X402OptionsError } from "./X402OptionsError.js";
@@ -58,9 +65,7 @@ export interface AssembledPaymentFlow {
  * the Node request into what a `requireTls` function is documented to receive.
  */
 export function assemblePaymentFlow<R>(
-  options: Omit<PaywallOptions, "requireTls"> & {
-    requireTls?: boolean | "except-loopback" | ((req: R) => boolean);
-  },
+  options: PaywallOptions<R>,
   nativeRequest: (req: RequestFacts["raw"]) => R,
 ): AssembledPaymentFlow {
   const parsed = x402OptionsSchema.safeParse(options);
@@ -82,7 +87,7 @@ export function assemblePaymentFlow<R>(
           logger,
         })
       : undefined;
-  const revokedPayers = buildRevokedPayers(settings, routes.routes, ledgerSettings, logger, now);
+  const revokedPayers = buildRevokedPayers(settings, ledgerSettings, logger, now);
   const gates = buildSignInGates(routes.routes, settings, {
     fetch: settings.fetch,
     now,
@@ -92,21 +97,14 @@ export function assemblePaymentFlow<R>(
     revokedPayers,
   });
   const signInGateFor = (route: PricedRoute): SignInGate | undefined => gates.get(route);
-  const secretless = [settings.recognition, ...routes.routes.map((route) => route.config.recognition)].some(
-    (recognition) => recognition && recognition.signInSecret === undefined,
-  );
+  const secretless = recognitionsOf(settings).some((recognition) => recognition.signInSecret === undefined);
   if (nonceStore && secretless) {
     logger.warn(
       {},
       "recognition.signInSecret is unset with a shared (Redis) ledger: each instance makes its own, so a challenge from one is refused at another; set the same secret everywhere",
     );
   }
-  if (gates.size > 0 && settings.publicUrl === undefined && (settings.allowedHosts ?? []).length === 0) {
-    throw new X402OptionsError([
-      "recognition: set publicUrl (or allowedHosts): a sign-in proof is bound to the gateway's own host, never to a Host header a client chose",
-    ]);
-  }
-  const requireTls = settings.requireTls as boolean | "except-loopback" | ((req: R) => boolean);
+  const requireTls = settings.requireTls as RequireTls<R>;
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
   const cbor = buildCborWire(settings, routes, { facilitator, ledger, now });
 
@@ -179,21 +177,12 @@ export function assemblePaymentFlow<R>(
  */
 function buildRevokedPayers(
   settings: ResolvedX402Options,
-  routes: readonly PricedRoute[],
   ledgerSettings: LedgerSettings | undefined,
   logger: Logger,
   now: () => number,
 ): RevokedPayers {
   if (settings.revokedPayers) return settings.revokedPayers;
-  const recognitions = [settings.recognition, ...routes.map((route) => route.config.recognition)].filter(
-    (recognition) => typeof recognition === "object",
-  );
-  let holdMs: number;
-  try {
-    holdMs = revocationHoldMs(settings.revocation?.holdMs, recognitions);
-  } catch (error) {
-    throw new X402OptionsError([(error as Error).message]);
-  }
+  const holdMs = revocationHoldMs(settings.revocation?.holdMs, recognitionsOf(settings));
   const observer = settings.observer;
   if (ledgerSettings?.type === "redis") {
     return new RedisRevokedPayers({

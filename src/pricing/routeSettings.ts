@@ -16,14 +16,19 @@ export const moneyString = z
 
 /** An amount in the asset's smallest unit, with the asset's address and EIP-712 domain. */
 export const atomicPriceSchema = z.strictObject({
+  /**
+   * Amount in the asset's smallest unit, a decimal integer string (USDC: 6 decimals, "1000000" is 1 USDC).
+   */
   amount: decimalIntegerString.meta({
     description:
       'Amount in the asset\'s smallest unit, a decimal integer string (USDC: 6 decimals, "1000000" is 1 USDC).',
   }),
+  /** The token contract address. */
   asset: z
     .string()
     .min(1, "expected the asset's address")
     .meta({ description: "The token contract address." }),
+  /** The token's EIP-712 domain `{ name, version }` for EVM `exact` (the requirement's `extra`). */
   extra: z.record(z.string(), z.unknown()).optional().meta({
     description:
       "The token's EIP-712 domain `{ name, version }` for EVM `exact` (the requirement's `extra`).",
@@ -39,21 +44,29 @@ export const paymentSchemeSchema = z.enum(["exact", "exact-pq"]);
 
 /** One accepted way to pay for a route; unset fields come from the route, then from the top level. */
 export const paymentOptionSchema = z.strictObject({
+  /**
+   * Price of this option: a money string of the network's default asset (`"$0.01"`) or `{ amount, asset,
+   * extra }`.
+   */
   price: priceSchema.meta({
     description:
       'Price of this option: a money string of the network\'s default asset (`"$0.01"`) or `{ amount, asset, extra }`.',
   }),
+  /** `exact` (default) or `exact-pq`: an EIP-3009 authorization on EVM networks. */
   scheme: paymentSchemeSchema
     .optional()
     .meta({ description: "`exact` (default) or `exact-pq`: an EIP-3009 authorization on EVM networks." }),
+  /** CAIP-2 network (`eip155:<chainId>`); default the route's, then the top-level `network`. */
   network: caip2Network.optional().meta({
     description: "CAIP-2 network (`eip155:<chainId>`); default the route's, then the top-level `network`.",
   }),
+  /** Recipient address; default the route's, then the top-level `payTo`. */
   payTo: z
     .string()
     .min(1)
     .optional()
     .meta({ description: "Recipient address; default the route's, then the top-level `payTo`." }),
+  /** How long an authorization may take to settle, in seconds; default the top-level value (300). */
   maxTimeoutSeconds: z.number().int().positive().optional().meta({
     description:
       "How long an authorization may take to settle, in seconds; default the top-level value (300).",
@@ -63,37 +76,49 @@ export type PaymentOption = z.infer<typeof paymentOptionSchema>;
 
 export const routeSchema = z
   .strictObject({
+    /** Price of the route's first payment option. */
     price: priceSchema.optional().meta({ description: "Price of the route's first payment option." }),
+    /** `exact` (default) or `exact-pq` for the route's first option. */
     scheme: paymentSchemeSchema
       .optional()
       .meta({ description: "`exact` (default) or `exact-pq` for the route's first option." }),
+    /** CAIP-2 network of the route's first option; default the top-level `network`. */
     network: caip2Network
       .optional()
       .meta({ description: "CAIP-2 network of the route's first option; default the top-level `network`." }),
+    /** Recipient of the route's first option; default the top-level `payTo`. */
     payTo: z
       .string()
       .min(1)
       .optional()
       .meta({ description: "Recipient of the route's first option; default the top-level `payTo`." }),
+    /** How long the payer's authorization may take to settle, in seconds. Default 300. */
     maxTimeoutSeconds: z.number().int().positive().optional().meta({
       description: "How long the payer's authorization may take to settle, in seconds. Default 300.",
     }),
+    /** Further (or, without `price`, all) accepted payment options. */
     accepts: z
       .array(paymentOptionSchema)
       .optional()
       .meta({ description: "Further (or, without `price`, all) accepted payment options." }),
+    /** What the resource is, shown in the offer (`resource.description`). */
     description: z
       .string()
       .optional()
       .meta({ description: "What the resource is, shown in the offer (`resource.description`)." }),
+    /** Media type of the resource, shown in the offer (`resource.mimeType`). Default `application/json`. */
     mimeType: z.string().optional().meta({
       description:
         "Media type of the resource, shown in the offer (`resource.mimeType`). Default `application/json`.",
     }),
+    /**
+     * `after` (default): settle only once the handler answered 2xx. `before`: settle, then run the handler.
+     */
     settle: z.enum(["after", "before"]).optional().meta({
       description:
         "`after` (default): settle only once the handler answered 2xx. `before`: settle, then run the handler.",
     }),
+    /** Let recognized payers in without paying; `false` turns a global default off for this route. */
     recognition: z
       .union([z.literal(false), recognitionSettingsSchema])
       .optional()
@@ -101,10 +126,12 @@ export const routeSchema = z
         description:
           "Let recognized payers in without paying; `false` turns a global default off for this route.",
       }),
+    /** A whole HTML page a browser gets instead of the built-in paywall page, as is (as the official option); see `paywall.contentSecurityPolicy`. */
     customPaywallHtml: z.string().optional().meta({
       description:
         "A whole HTML page a browser gets instead of the built-in paywall page, as is (as the official option); see `paywall.contentSecurityPolicy`.",
     }),
+    /** Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`). */
     cbor: cborRouteSchema.optional().meta({
       description: "Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`).",
     }),
@@ -117,16 +144,22 @@ export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** An asset the money-string parser may use, beyond the built-in table (e.g. a test token). */
 export const assetSchema = z.strictObject({
+  /** CAIP-2 network the asset lives on. */
   network: caip2Network.meta({ description: "CAIP-2 network the asset lives on." }),
+  /** The token contract address. */
   address: z.string().min(1).meta({ description: "The token contract address." }),
+  /** Decimals of the token (USDC: 6), used to turn money strings into smallest units. */
   decimals: z.number().int().min(0).max(36).meta({
     description: "Decimals of the token (USDC: 6), used to turn money strings into smallest units.",
   }),
+  /** EIP-712 domain name and version (the requirement's `extra`). */
   name: z
     .string()
     .optional()
     .meta({ description: "EIP-712 domain name and version (the requirement's `extra`)." }),
+  /** EIP-712 domain version of the token (USDC: "2"). */
   version: z.string().optional().meta({ description: 'EIP-712 domain version of the token (USDC: "2").' }),
+  /** Display symbol of the token. */
   symbol: z.string().optional().meta({ description: "Display symbol of the token." }),
 });
 export type AssetConfig = z.infer<typeof assetSchema>;

@@ -12,10 +12,19 @@ export const REVOCATION_DEFAULTS = {
 
 /** Revoked payers (refunds): how long they stay denied, and where instances share them. */
 export const revocationSettingsSchema = z.strictObject({
+  /**
+   * How long a revoked payer stays denied sign-in whatever the chain answers, in ms. Default 86400000 (24 h);
+   * never less than `positiveTtlMs + staleIfErrorMs` of any recognition setting (refused at start-up).
+   */
   holdMs: z.number().int().positive().optional().meta({
     description:
       "How long a revoked payer stays denied sign-in whatever the chain answers, in ms. Default 86400000 (24 h); never less than `positiveTtlMs + staleIfErrorMs` of any recognition setting (refused at start-up).",
   }),
+  /**
+   * With a Redis ledger: prefix of the shared revocation set (`{prefix}payers`) and channel
+   * (`{prefix}events`). Default `{ledger.keyPrefix}revoked:`, or `x402:revoked:` when the ledger has no
+   * `keyPrefix`.
+   */
   keyPrefix: z.string().min(1).optional().meta({
     description:
       "With a Redis ledger: prefix of the shared revocation set (`{prefix}payers`) and channel (`{prefix}events`). Default `{ledger.keyPrefix}revoked:`, or `x402:revoked:` when the ledger has no `keyPrefix`.",
@@ -45,16 +54,22 @@ export function minimumRevocationHoldMs(recognitions: readonly CachedFor[]): num
 }
 
 /**
- * The hold to use: `holdMs` when set (throws when it is shorter than {@link minimumRevocationHoldMs}),
+ * The rule on `revocation.holdMs`: it may not be shorter than {@link minimumRevocationHoldMs}. The settings
+ * schema runs it (both `x402()` and the gateway config); undefined when the hold is safe.
+ */
+export function revocationHoldProblem(
+  holdMs: number | undefined,
+  recognitions: readonly CachedFor[],
+): string | undefined {
+  const minimum = minimumRevocationHoldMs(recognitions);
+  if (holdMs === undefined || holdMs >= minimum) return undefined;
+  return `expected at least ${minimum} (positiveTtlMs + staleIfErrorMs of a recognition setting), got ${holdMs}: a cached 0x1 could outlive the revocation`;
+}
+
+/**
+ * The hold to use, from settings the schema accepted ({@link revocationHoldProblem}): `holdMs` when set,
  * else the default, lengthened if a recognition setting caches longer.
  */
 export function revocationHoldMs(holdMs: number | undefined, recognitions: readonly CachedFor[]): number {
-  const minimum = minimumRevocationHoldMs(recognitions);
-  if (holdMs === undefined) return Math.max(REVOCATION_DEFAULTS.holdMs, minimum);
-  if (holdMs < minimum) {
-    throw new Error(
-      `revocation.holdMs: expected at least ${minimum} (positiveTtlMs + staleIfErrorMs of a recognition setting), got ${holdMs}: a cached 0x1 could outlive the revocation`,
-    );
-  }
-  return holdMs;
+  return holdMs ?? Math.max(REVOCATION_DEFAULTS.holdMs, minimumRevocationHoldMs(recognitions));
 }

@@ -16,7 +16,7 @@ const base = {
   cbor: { merchantPseudonym: "merchant:test", humanityIssuers: [ISSUER] } as Record<string, unknown>,
   routes: { "GET /x": { price: "$0.01" } } as Record<string, unknown>,
 };
-type Settings = Omit<typeof base, "facilitator" | "payTo"> & Record<string, unknown>;
+type Settings = Omit<typeof base, "facilitator" | "payTo" | "publicUrl"> & Record<string, unknown>;
 const humans = { currency: "USDC", amount: "1000", acceptsHumanityGate: true };
 
 const refused: Array<[string, Settings, RegExp]> = [
@@ -95,6 +95,48 @@ const refused: Array<[string, Settings, RegExp]> = [
     { ...base, recognition: RECOGNITION, routes: { "GET /h": { cbor: humans } } },
     /^routes\["GET \/h"\]\.recognition: .*inherits the top-level recognition.*recognition: false/,
   ],
+  [
+    "recognition without publicUrl or allowedHosts",
+    { ...base, publicUrl: undefined, recognition: RECOGNITION },
+    /^publicUrl: recognition needs publicUrl \(or allowedHosts\): a sign-in proof is bound/,
+  ],
+  [
+    "a route's recognition without publicUrl or allowedHosts",
+    { ...base, publicUrl: undefined, routes: { "GET /x": { price: "$0.01", recognition: RECOGNITION } } },
+    /^publicUrl: recognition needs publicUrl \(or allowedHosts\)/,
+  ],
+  [
+    "a revocation hold shorter than the default recognition cache",
+    { ...base, recognition: RECOGNITION, revocation: { holdMs: 60_000 } },
+    /^revocation\.holdMs: expected at least 4200000 \(positiveTtlMs \+ staleIfErrorMs .*\), got 60000/,
+  ],
+  [
+    "a revocation hold shorter than a route's recognition cache",
+    {
+      ...base,
+      revocation: { holdMs: 100_000_000 },
+      routes: { "GET /x": { price: "$0.01", recognition: { ...RECOGNITION, positiveTtlMs: 100_000_000 } } },
+    },
+    /^revocation\.holdMs: expected at least 103600000 /,
+  ],
+  [
+    "a plain-http recognition node off loopback",
+    { ...base, recognition: { ...RECOGNITION, rpcUrl: "http://rpc.example.com" } },
+    /^recognition\.rpcUrl: expected an https:\/\/ URL/,
+  ],
+  [
+    "a route's plain-http announced recognition node",
+    {
+      ...base,
+      routes: {
+        "GET /x": {
+          price: "$0.01",
+          recognition: { ...RECOGNITION, announceRpcUrl: "http://rpc.example.com" },
+        },
+      },
+    },
+    /^routes\["GET \/x"\]\.recognition\.announceRpcUrl: expected an https/,
+  ],
 ];
 
 describe("one validation for x402() options and the gateway config", () => {
@@ -123,6 +165,18 @@ describe("one validation for x402() options and the gateway config", () => {
         payTo: "So1anaPayee",
         routes: { "GET /x": { accepts: [{ price: { amount: "1", asset: "mint" } }] } },
       },
+    ],
+    [
+      "recognition with allowedHosts instead of publicUrl",
+      { ...base, publicUrl: undefined, allowedHosts: ["api.test"], recognition: RECOGNITION },
+    ],
+    [
+      "recognition turned off on every route",
+      { ...base, publicUrl: undefined, routes: { "GET /x": { price: "$0.01", recognition: false } } },
+    ],
+    [
+      "a revocation hold as long as the recognition cache",
+      { ...base, recognition: RECOGNITION, revocation: { holdMs: 4_200_000 } },
     ],
     ["a humans-only route offered in CBOR only", { ...base, routes: { "GET /h": { cbor: humans } } }],
     [
