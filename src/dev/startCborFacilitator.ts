@@ -16,6 +16,11 @@ import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
+import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
+import type { SignerId } from "../protocol/cbor/profile.js";
+import type { LayerTwoSignerOptions } from "../signers/LayerTwoSigner.js";
+import { SignerRegistry } from "../signers/SignerRegistry.js";
+import { SignerUnavailableError } from "../signers/SignerUnavailableError.js";
 import {
   DEMO_HUMANITY_ISSUER_LABEL,
   DEMO_HUMANITY_NOTICE,
@@ -25,7 +30,9 @@ import {
 } from "./demoHumanityIssuer.js";
 
 export interface CborPayerAccount {
+  /** The subject: a ServiceAuthSigner key, or the identity `signer` names (e.g. a Starknet account). */
   publicKey: Uint8Array;
+  signer?: Exclude<SignerId, "service-auth"> | undefined;
   /** Opening balance per currency, in the smallest unit. */
   balances: Partial<Record<Currency, bigint>>;
 }
@@ -38,6 +45,11 @@ export interface StartCborFacilitatorOptions {
   port?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /**
+   * The LayerTwoSigner's chain id and node (contract accounts' `is_valid_signature`); without a node only
+   * direct Stark keys pay, and an account's payment is answered 503.
+   */
+  layerTwo?: LayerTwoSignerOptions;
   /** The key of the DEMO humanity issuer at `POST /humanity` (default the public demo key). */
   humanityIssuer?: SigningKey;
   /**
@@ -90,11 +102,20 @@ export async function startCborFacilitator(
   const receiptKey: SigningKey = createSigningKey("ed25519", seed);
   for (const account of options.accounts ?? []) {
     for (const [currency, balance] of Object.entries(account.balances)) {
-      book.openAccount(payerIdOf(account.publicKey), currency, balance);
+      book.openAccount(
+        payerIdOfClaim({ subject: account.publicKey, signer: account.signer }),
+        currency,
+        balance,
+      );
     }
   }
   const now = options.now ?? Date.now;
-  const facilitator = new LocalCborFacilitator({ book, receiptKey, now });
+  const facilitator = new LocalCborFacilitator({
+    book,
+    receiptKey,
+    now,
+    signers: SignerRegistry.standard(options.layerTwo),
+  });
   const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
   const calls = {
     verify: 0,
@@ -123,6 +144,10 @@ export async function startCborFacilitator(
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       log?.(`cbor facilitator: ${(error as Error).message}`);
+      // A signer backend that cannot tell (the layer-2 node is down): unavailable, never a verdict.
+      if (!res.headersSent && error instanceof SignerUnavailableError) {
+        return sendJson(res, 503, { error: "signer_unavailable", message: error.message });
+      }
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
