@@ -42,3 +42,14 @@ export function starknetDevAccount(index: number): StarknetDevAccount {
   const order = ec.starkCurve.CURVE.n;
   return starknetAccountOf(minimalFelt((BigInt(`0x${digest}`) % (order - 1n)) + 1n));
 }
+
+/** The facilitator account of a layer-2 dev account: its `starknet-account` subject. */
+export function starknetDevPayerAccount(account: StarknetDevAccount): {
+  publicKey: Uint8Array;
+  signer: "starknet-account";
+} {
+  return {
+    publicKey: new Uint8Array(Buffer.from(BigInt(account.address).toString(16).padStart(64, "0"), "hex")),
+    signer: "starknet-account",
+  };
+}
