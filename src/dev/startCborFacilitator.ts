@@ -5,6 +5,7 @@ import { LocalCborFacilitator, type LocalRefundOutcome } from "./cborFacilitator
 import {
   MAX_FACILITATOR_REQUEST_BYTES,
   decodeCborFacilitatorRequest,
+  decodeCborFundRequest,
   decodeCborRefundRequest,
   encodeCborRevocationList,
   encodeCborSettleResponse,
@@ -16,9 +17,13 @@ import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
+import { CBOR_DEV_BALANCES } from "./cborDevPayers.js";
+import type { CborValue } from "../protocol/cbor/CborValue.js";
+import { encodeCanonical } from "../protocol/cbor/encodeCanonical.js";
 import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
 import type { SignerId } from "../protocol/cbor/profile.js";
 import type { LayerTwoSignerOptions } from "../signers/LayerTwoSigner.js";
+import { LAYER_TWO_SIGNER_DEFAULTS } from "../signers/layerTwoSignerDefaults.js";
 import { SignerRegistry } from "../signers/SignerRegistry.js";
 import { SignerUnavailableError } from "../signers/SignerUnavailableError.js";
 import {
@@ -78,6 +83,8 @@ export interface RunningCborFacilitator {
     revocations: number;
     /** `GET /settlements/<intent digest>` requests, malformed ones included. */
     settlements: number;
+    /** Dev-only `POST /fund` requests. */
+    fund: number;
   };
   stop(): Promise<void>;
 }
@@ -86,7 +93,8 @@ export interface RunningCborFacilitator {
  * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify`, `/settle` and `/refund` (a
  * receipt → the payer credited back once, answered with the signed revocation), `GET /revocations` and
  * `GET /settlements/<intent digest>` (whether that intent settled, with its receipt) in
- * `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
+ * `application/x402+cbor`, the dev-only `POST /fund` (test units for any payer, loopback callers only:
+ * body `{ subject, currency, amount }`, answer `{ payer, balance }`), `GET /supported` in JSON (with the receipt key and a plain statement that
  * the proof is a stand-in), and `POST /humanity`: a DEMO humanity issuer that signs an `is_human`
  * claim for any subject (body `{ subject: bstr }`, answer the claim's bytes). Its receipt key is kept
  * in the books, so it survives a restart.
@@ -125,12 +133,20 @@ export async function startCborFacilitator(
     refund: 0,
     revocations: 0,
     settlements: 0,
+    fund: 0,
   };
   const log = options.log;
   const supported = {
     kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
     extensions: [],
-    signers: {},
+    // The signer backends it verifies intents with (docs/cbor.md, Signer backends).
+    signers: {
+      ServiceAuthSigner: { algorithms: ["ed25519", "ml-dsa-65"] },
+      LayerTwoSigner: {
+        chainId: options.layerTwo?.chainId ?? LAYER_TWO_SIGNER_DEFAULTS.chainId,
+        contractAccounts: options.layerTwo?.rpcUrl !== undefined,
+      },
+    },
     receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
     proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
     humanityIssuer: {
@@ -177,7 +193,11 @@ export async function startCborFacilitator(
     }
     if (
       req.method !== "POST" ||
-      (path !== "/verify" && path !== "/settle" && path !== "/humanity" && path !== "/refund")
+      (path !== "/verify" &&
+        path !== "/settle" &&
+        path !== "/humanity" &&
+        path !== "/refund" &&
+        path !== "/fund")
     )
       return sendJson(res, 404, { error: "not_found" });
     if (req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase() !== CBOR_MEDIA_TYPE) {
@@ -202,6 +222,7 @@ export async function startCborFacilitator(
       }
     }
     if (path === "/refund") return refund(res, body);
+    if (path === "/fund") return fund(req, res, body);
     let request;
     try {
       request = decodeCborFacilitatorRequest(body);
@@ -224,6 +245,39 @@ export async function startCborFacilitator(
     if (settlement.success && settlement.receipt !== undefined)
       options.onSettled?.({ receipt: settlement.receipt });
     return sendCbor(res, encodeCborSettleResponse(settlement));
+  }
+
+  /** Dev only: test units for any payer, so a fresh key of any signer backend can pay. Loopback callers only. */
+  function fund(req: IncomingMessage, res: ServerResponse, body: Uint8Array): void {
+    calls.fund++;
+    if (!isLoopback(req.socket.remoteAddress)) {
+      return sendJson(res, 403, { error: "forbidden", message: "POST /fund answers loopback callers only" });
+    }
+    let request;
+    try {
+      request = decodeCborFundRequest(body);
+    } catch (error) {
+      return sendJson(res, 400, { error: "invalid_request", message: (error as Error).message });
+    }
+    const limit = CBOR_DEV_BALANCES[request.currency] ?? 0n;
+    if (request.amount > limit) {
+      return sendJson(res, 400, {
+        error: "invalid_request",
+        message: `fund at most ${limit} ${request.currency} units a call (test units only)`,
+      });
+    }
+    const payer = payerIdOfClaim(request.subject);
+    const balance = book.credit(payer, request.currency, request.amount);
+    log?.(`cbor fund: ${payer} +${request.amount} ${request.currency} (test units) → ${balance}`);
+    return sendCbor(
+      res,
+      encodeCanonical(
+        new Map<string, CborValue>([
+          ["payer", payer],
+          ["balance", balance],
+        ]),
+      ),
+    );
   }
 
   function refund(res: ServerResponse, body: Uint8Array): void {
@@ -290,4 +344,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
 }
