@@ -12,7 +12,8 @@ import { prettyLogStream } from "../common/prettyLogStream.js";
 import { findFreePort } from "../dev/findFreePort.js";
 import { DEFAULT_RECORD_DELAY_MS } from "../dev/PayerRecorder.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
-import { STAND_IN_NOTICE } from "../dev/startStarknetStandIn.js";
+import { STAND_IN_CHAIN_NAME, STAND_IN_NOTICE } from "../dev/startStarknetStandIn.js";
+import { starknetDevPayerAccount } from "../dev/starknetDevAccounts.js";
 import { CBOR_DEV_BALANCES, cborDevPayer } from "../dev/cborDevPayers.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startCborFacilitator.js";
 import { createGateway } from "../gateway/createGateway.js";
@@ -118,10 +119,15 @@ async function main(): Promise<number> {
 
     const cborFacilitator: RunningCborFacilitator = await startCborFacilitator({
       file: join(dirname(dataFile), "cbor-facilitator.sqlite"),
-      accounts: (["ed25519", "ml-dsa-65"] as const).map((algorithm) => ({
-        publicKey: cborDevPayer(algorithm).publicKey,
-        balances: CBOR_DEV_BALANCES,
-      })),
+      accounts: [
+        ...(["ed25519", "ml-dsa-65"] as const).map((algorithm) => ({
+          publicKey: cborDevPayer(algorithm).publicKey,
+          balances: CBOR_DEV_BALANCES,
+        })),
+        // The layer-2 demo payer: the stand-in's dev account 0 (npm run pay -- --cbor --signer starknet).
+        { ...starknetDevPayerAccount(stack.layer2.devAccounts[0]!), balances: CBOR_DEV_BALANCES },
+      ],
+      layerTwo: { chainId: STAND_IN_CHAIN_NAME, rpcUrl: stack.layer2.url },
       log: (line) => console.log(`  ${line}`),
     });
     cleanups.push(() => cborFacilitator.stop());

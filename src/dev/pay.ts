@@ -7,7 +7,7 @@ import { signInWithoutPaying } from "./signInWithoutPaying.js";
 
 const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact]
        EVM_PRIVATE_KEY=0x… npm run pay -- --sign-in <url>
-       npm run pay -- --cbor <url> [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--humanity <issuer url>] [--max-amount N] [--delegate]
+       npm run pay -- --cbor <url> [--signer service-auth|starknet] [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--humanity <issuer url>] [--max-amount N] [--delegate]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
 with the key in EVM_PRIVATE_KEY, then prints the status, the decoded PAYMENT-RESPONSE, the
@@ -28,6 +28,10 @@ the local demo payer's public test seed), retries as POST, prints the decoded re
 When the offer says accepts_humanity_gate, asks --humanity (default <facilitator>/humanity, the local
 DEMO issuer, which vouches for anyone) for a humanity claim about the payer's key and sends it.
 The stark_proof sent is the local stack's STAND-IN (a SHA-256 binding), not a STARK proof.
+With --signer starknet: the LayerTwoSigner instead — a Starknet contract account signs the intent as
+SNIP-12 typed data (STARKNET_PRIVATE_KEY and STARKNET_ACCOUNT, default the local stand-in's dev
+account 0, a public test key; STARKNET_CHAIN_ID, default X402_LOCAL); the gateway asks the account's
+is_valid_signature on the layer-2 node.
 With --delegate: that key is the root of a demo delegation chain instead — it grants a fresh agent key
 (any merchant, capped at --max-amount, for an hour) and the agent pays on its behalf.`;
 
@@ -45,6 +49,7 @@ async function main(): Promise<number> {
       facilitator: { type: "string" },
       delegate: { type: "boolean" },
       humanity: { type: "string" },
+      signer: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -64,6 +69,7 @@ async function main(): Promise<number> {
       humanity: values.humanity,
       maxAmount: BigInt(values["max-amount"]),
       delegate: values.delegate === true,
+      signer: values.signer,
     });
   }
   const privateKey = process.env.EVM_PRIVATE_KEY;

@@ -12,6 +12,11 @@ import {
   type SigningKey,
 } from "../protocol/cbor/signatures.js";
 import { encodeSettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
+import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
+import type { IntentKey } from "../payer/IntentKey.js";
+import { starknetIntentKey } from "../payer/starknetIntentKey.js";
+import { starknetDevAccount } from "./starknetDevAccounts.js";
+import { STAND_IN_CHAIN_NAME } from "./startStarknetStandIn.js";
 import { verifyReceipt } from "../protocol/cbor/verifyReceipt.js";
 
 /** `npm run pay -- --cbor <url>`: pay a GET route in application/x402+cbor and print the receipt. */
@@ -24,8 +29,21 @@ export async function payCbor(
     humanity?: string | undefined;
     maxAmount: bigint;
     delegate?: boolean;
+    /** `service-auth` (default: --alg's key) or `starknet` (a layer-2 account, SNIP-12). */
+    signer?: string | undefined;
   },
 ): Promise<number> {
+  if (options.signer === "starknet") {
+    if (options.delegate) {
+      console.error("--delegate takes a service-auth key (grants are Ed25519 / ML-DSA-65 signed claims)");
+      return 2;
+    }
+    return payAs(url, options, await starknetPayer());
+  }
+  if (options.signer !== undefined && options.signer !== "service-auth") {
+    console.error("--signer must be service-auth or starknet");
+    return 2;
+  }
   if (options.algorithm !== "ed25519" && options.algorithm !== "ml-dsa-65") {
     console.error("--alg must be ed25519 or ml-dsa-65");
     return 2;
@@ -42,7 +60,32 @@ export async function payCbor(
   console.log(
     `payer: ${payerIdOf(key.publicKey)} (${algorithm}${seedHex === undefined ? ", local demo test key" : ""})`,
   );
-  const payment = options.delegate ? demoDelegation(key, algorithm, options.maxAmount) : { key };
+  return payAs(url, options, options.delegate ? demoDelegation(key, algorithm, options.maxAmount) : { key });
+}
+
+/**
+ * The layer-2 payer: STARKNET_PRIVATE_KEY and STARKNET_ACCOUNT (felt hex), default the local stand-in's
+ * dev account 0 (a public test key); the SNIP-12 chain id is STARKNET_CHAIN_ID, default `X402_LOCAL`.
+ */
+async function starknetPayer(): Promise<{ key: IntentKey }> {
+  const dev = starknetDevAccount(0);
+  const privateKey = process.env.STARKNET_PRIVATE_KEY ?? dev.privateKey;
+  const account = process.env.STARKNET_ACCOUNT ?? dev.address;
+  const chainId = process.env.STARKNET_CHAIN_ID ?? STAND_IN_CHAIN_NAME;
+  const key = await starknetIntentKey({ privateKey, account, chainId });
+  const test =
+    process.env.STARKNET_PRIVATE_KEY === undefined ? ", local layer-2 dev account 0, a public test key" : "";
+  console.log(
+    `payer: ${payerIdOfClaim({ subject: key.publicKey, signer: key.signer })} (LayerTwoSigner: SNIP-12 typed data under chain ${chainId}${test})`,
+  );
+  return { key };
+}
+
+async function payAs(
+  url: string,
+  options: Parameters<typeof payCbor>[1],
+  payment: { key: IntentKey; delegationChain?: Uint8Array[] },
+): Promise<number> {
   console.log(`GET ${url} (Accept: application/x402+cbor), then POST with PAYMENT-SIGNATURE`);
   const issuerUrl =
     options.humanity ??

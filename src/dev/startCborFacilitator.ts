@@ -5,6 +5,7 @@ import { LocalCborFacilitator, type LocalRefundOutcome } from "./cborFacilitator
 import {
   MAX_FACILITATOR_REQUEST_BYTES,
   decodeCborFacilitatorRequest,
+  decodeCborFundRequest,
   decodeCborRefundRequest,
   encodeCborRevocationList,
   encodeCborSettleResponse,
@@ -16,6 +17,15 @@ import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
+import { CBOR_DEV_BALANCES } from "./cborDevPayers.js";
+import type { CborValue } from "../protocol/cbor/CborValue.js";
+import { encodeCanonical } from "../protocol/cbor/encodeCanonical.js";
+import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
+import type { SignerId } from "../protocol/cbor/profile.js";
+import type { LayerTwoSignerOptions } from "../signers/LayerTwoSigner.js";
+import { LAYER_TWO_SIGNER_DEFAULTS } from "../signers/layerTwoSignerDefaults.js";
+import { SignerRegistry } from "../signers/SignerRegistry.js";
+import { SignerUnavailableError } from "../signers/SignerUnavailableError.js";
 import {
   DEMO_HUMANITY_ISSUER_LABEL,
   DEMO_HUMANITY_NOTICE,
@@ -25,7 +35,9 @@ import {
 } from "./demoHumanityIssuer.js";
 
 export interface CborPayerAccount {
+  /** The subject: a ServiceAuthSigner key, or the identity `signer` names (e.g. a Starknet account). */
   publicKey: Uint8Array;
+  signer?: Exclude<SignerId, "service-auth"> | undefined;
   /** Opening balance per currency, in the smallest unit. */
   balances: Partial<Record<Currency, bigint>>;
 }
@@ -38,6 +50,11 @@ export interface StartCborFacilitatorOptions {
   port?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /**
+   * The LayerTwoSigner's chain id and node (contract accounts' `is_valid_signature`); without a node only
+   * direct Stark keys pay, and an account's payment is answered 503.
+   */
+  layerTwo?: LayerTwoSignerOptions;
   /** The key of the DEMO humanity issuer at `POST /humanity` (default the public demo key). */
   humanityIssuer?: SigningKey;
   /**
@@ -66,6 +83,8 @@ export interface RunningCborFacilitator {
     revocations: number;
     /** `GET /settlements/<intent digest>` requests, malformed ones included. */
     settlements: number;
+    /** Dev-only `POST /fund` requests. */
+    fund: number;
   };
   stop(): Promise<void>;
 }
@@ -74,7 +93,8 @@ export interface RunningCborFacilitator {
  * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify`, `/settle` and `/refund` (a
  * receipt → the payer credited back once, answered with the signed revocation), `GET /revocations` and
  * `GET /settlements/<intent digest>` (whether that intent settled, with its receipt) in
- * `application/x402+cbor`, `GET /supported` in JSON (with the receipt key and a plain statement that
+ * `application/x402+cbor`, the dev-only `POST /fund` (test units for any payer, loopback callers only:
+ * body `{ subject, currency, amount }`, answer `{ payer, balance }`), `GET /supported` in JSON (with the receipt key and a plain statement that
  * the proof is a stand-in), and `POST /humanity`: a DEMO humanity issuer that signs an `is_human`
  * claim for any subject (body `{ subject: bstr }`, answer the claim's bytes). Its receipt key is kept
  * in the books, so it survives a restart.
@@ -90,11 +110,20 @@ export async function startCborFacilitator(
   const receiptKey: SigningKey = createSigningKey("ed25519", seed);
   for (const account of options.accounts ?? []) {
     for (const [currency, balance] of Object.entries(account.balances)) {
-      book.openAccount(payerIdOf(account.publicKey), currency, balance);
+      book.openAccount(
+        payerIdOfClaim({ subject: account.publicKey, signer: account.signer }),
+        currency,
+        balance,
+      );
     }
   }
   const now = options.now ?? Date.now;
-  const facilitator = new LocalCborFacilitator({ book, receiptKey, now });
+  const facilitator = new LocalCborFacilitator({
+    book,
+    receiptKey,
+    now,
+    signers: SignerRegistry.standard(options.layerTwo),
+  });
   const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
   const calls = {
     verify: 0,
@@ -104,12 +133,20 @@ export async function startCborFacilitator(
     refund: 0,
     revocations: 0,
     settlements: 0,
+    fund: 0,
   };
   const log = options.log;
   const supported = {
     kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
     extensions: [],
-    signers: {},
+    // The signer backends it verifies intents with (docs/cbor.md, Signer backends).
+    signers: {
+      ServiceAuthSigner: { algorithms: ["ed25519", "ml-dsa-65"] },
+      LayerTwoSigner: {
+        chainId: options.layerTwo?.chainId ?? LAYER_TWO_SIGNER_DEFAULTS.chainId,
+        contractAccounts: options.layerTwo?.rpcUrl !== undefined,
+      },
+    },
     receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
     proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
     humanityIssuer: {
@@ -123,6 +160,10 @@ export async function startCborFacilitator(
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       log?.(`cbor facilitator: ${(error as Error).message}`);
+      // A signer backend that cannot tell (the layer-2 node is down): unavailable, never a verdict.
+      if (!res.headersSent && error instanceof SignerUnavailableError) {
+        return sendJson(res, 503, { error: "signer_unavailable", message: error.message });
+      }
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
@@ -152,7 +193,11 @@ export async function startCborFacilitator(
     }
     if (
       req.method !== "POST" ||
-      (path !== "/verify" && path !== "/settle" && path !== "/humanity" && path !== "/refund")
+      (path !== "/verify" &&
+        path !== "/settle" &&
+        path !== "/humanity" &&
+        path !== "/refund" &&
+        path !== "/fund")
     )
       return sendJson(res, 404, { error: "not_found" });
     if (req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase() !== CBOR_MEDIA_TYPE) {
@@ -177,6 +222,7 @@ export async function startCborFacilitator(
       }
     }
     if (path === "/refund") return refund(res, body);
+    if (path === "/fund") return fund(req, res, body);
     let request;
     try {
       request = decodeCborFacilitatorRequest(body);
@@ -199,6 +245,39 @@ export async function startCborFacilitator(
     if (settlement.success && settlement.receipt !== undefined)
       options.onSettled?.({ receipt: settlement.receipt });
     return sendCbor(res, encodeCborSettleResponse(settlement));
+  }
+
+  /** Dev only: test units for any payer, so a fresh key of any signer backend can pay. Loopback callers only. */
+  function fund(req: IncomingMessage, res: ServerResponse, body: Uint8Array): void {
+    calls.fund++;
+    if (!isLoopback(req.socket.remoteAddress)) {
+      return sendJson(res, 403, { error: "forbidden", message: "POST /fund answers loopback callers only" });
+    }
+    let request;
+    try {
+      request = decodeCborFundRequest(body);
+    } catch (error) {
+      return sendJson(res, 400, { error: "invalid_request", message: (error as Error).message });
+    }
+    const limit = CBOR_DEV_BALANCES[request.currency] ?? 0n;
+    if (request.amount > limit) {
+      return sendJson(res, 400, {
+        error: "invalid_request",
+        message: `fund at most ${limit} ${request.currency} units a call (test units only)`,
+      });
+    }
+    const payer = payerIdOfClaim(request.subject);
+    const balance = book.credit(payer, request.currency, request.amount);
+    log?.(`cbor fund: ${payer} +${request.amount} ${request.currency} (test units) → ${balance}`);
+    return sendCbor(
+      res,
+      encodeCanonical(
+        new Map<string, CborValue>([
+          ["payer", payer],
+          ["balance", balance],
+        ]),
+      ),
+    );
   }
 
   function refund(res: ServerResponse, body: Uint8Array): void {
@@ -265,4 +344,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
 }

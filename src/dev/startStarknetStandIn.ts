@@ -4,6 +4,13 @@ import { minimalFelt } from "../starknet/StarknetRpc.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
 import { answerStarknetRpc, type StandInChain } from "./starknetStandIn/answerStarknetRpc.js";
 import { RecognitionRegistry, type RecordedPayer } from "./starknetStandIn/RecognitionRegistry.js";
+import {
+  STAND_IN_ACCOUNT_CLASS_HASH,
+  STARKNET_DEV_ACCOUNT_COUNT,
+  starknetAccountAddress,
+  starknetDevAccount,
+  type StarknetDevAccount,
+} from "./starknetDevAccounts.js";
 
 /** What the banner and the docs call it: a stand-in, never a Starknet implementation. */
 export const STAND_IN_NOTICE = "local stand-in for a Starknet node";
@@ -14,7 +21,9 @@ export const STAND_IN_REGISTRY_CONTRACT = minimalFelt(
 );
 
 /** The stand-in's chain id: the short string `X402_LOCAL` (not a Starknet network). */
-export const STAND_IN_CHAIN_ID = shortString.encodeShortString("X402_LOCAL");
+/** The stand-in chain's name: the short string a SNIP-12 domain's `chainId` names it by. */
+export const STAND_IN_CHAIN_NAME = "X402_LOCAL";
+export const STAND_IN_CHAIN_ID = shortString.encodeShortString(STAND_IN_CHAIN_NAME);
 
 /** Where the JSON-RPC endpoint lives, as on a real node. */
 export const STAND_IN_RPC_PATH = "/rpc/v0_10";
@@ -40,6 +49,13 @@ export interface RunningStarknetStandIn {
   /** Records an EVM address as having paid (in a new block); resolves that block's number. */
   record(address: string): number;
   recorded(): RecordedPayer[];
+  /** The dev accounts deployed at start (`starknetDevAccount(0…)`): SNIP-6 accounts of public test keys. */
+  devAccounts: StarknetDevAccount[];
+  /**
+   * Deploys an account for a Stark public key (felt hex), in process (the stand-in takes no transactions),
+   * and answers its address; it answers `is_valid_signature` from then on (until the process stops).
+   */
+  deployAccount(publicKey: string): string;
   /** JSON-RPC requests served, by method (`(invalid)` for malformed ones). */
   calls: Map<string, number>;
   stop(): Promise<void>;
@@ -49,8 +65,9 @@ export interface RunningStarknetStandIn {
  * A local stand-in for a Starknet node, for the dev stack (no Starknet node can be installed here):
  * serves at `/rpc/v0_10` the read methods the project and starknet.js need (`starknet_call`,
  * `starknet_chainId`, `starknet_blockNumber`, `starknet_blockHashAndNumber`, `starknet_specVersion`,
- * `starknet_syncing`, `starknet_getClassHashAt`) in the spec's envelopes, with one contract: the
- * recognition registry, whose `est_ouverte(payer)` answers `0x1` once the payer is recorded. It
+ * `starknet_syncing`, `starknet_getClassHashAt`) in the spec's envelopes, with the recognition
+ * registry, whose `est_ouverte(payer)` answers `0x1` once the payer is recorded, and dev accounts
+ * whose SNIP-6 `is_valid_signature(hash, signature)` answers `VALID` for their Stark key's signature. It
  * executes no Cairo and accepts no transactions: recording is an in-process call of the local
  * facilitators. Its state lives in `file`, so a recorded payer stays recorded across restarts.
  */
@@ -63,7 +80,13 @@ export async function startStarknetStandIn(
     contract: STAND_IN_REGISTRY_CONTRACT,
     classHash: minimalFelt(hash.getSelectorFromName("x402_gateway_local_registry_class")),
     registry,
+    accounts: new Map(),
+    accountClassHash: STAND_IN_ACCOUNT_CLASS_HASH,
   };
+  const devAccounts = Array.from({ length: STARKNET_DEV_ACCOUNT_COUNT }, (_, index) =>
+    starknetDevAccount(index),
+  );
+  for (const account of devAccounts) chain.accounts.set(account.address, account.publicKey);
   const calls = new Map<string, number>();
   const log = options.log;
   const count = (body: unknown) => {
@@ -128,6 +151,14 @@ export async function startStarknetStandIn(
       return block;
     },
     recorded: () => registry.recorded(),
+    devAccounts,
+    deployAccount(publicKey) {
+      const key = minimalFelt(publicKey);
+      const address = starknetAccountAddress(key);
+      chain.accounts.set(address, key);
+      log?.(`layer-2 stand-in: dev account ${address} deployed (Stark key ${key})`);
+      return address;
+    },
     calls,
     async stop() {
       await closeServer(server);

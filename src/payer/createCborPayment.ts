@@ -7,14 +7,17 @@ import {
 } from "../protocol/cbor/PaymentRequest.js";
 import { encodePaymentSignature } from "../protocol/cbor/PaymentSignature.js";
 import { PREDICATE_PAYS } from "../protocol/cbor/profile.js";
-import type { SigningKey } from "../protocol/cbor/signatures.js";
+import type { IntentKey } from "./IntentKey.js";
 import { standInProof } from "../protocol/cbor/standInProof.js";
 
 export interface CborPaymentOptions {
   /** The offer: the `PAYMENT-REQUIRED` header value (base64), or the 402 body's CBOR bytes. */
   offer: string | Uint8Array;
-  /** The payer's Ed25519 or ML-DSA-65 key; its public key becomes the claim's subject. */
-  key: SigningKey;
+  /**
+   * The payer's key: an Ed25519 or ML-DSA-65 SigningKey (ServiceAuthSigner), or another backend's
+   * IntentKey (e.g. starknetIntentKey); its public key (and backend) becomes the claim's subject.
+   */
+  key: IntentKey;
   /** Clock, epoch ms (the intent's `time`). */
   now?: () => number;
   /** The `stark_proof` for the intent bytes; default the local stack's STAND-IN proof (not a STARK proof). */
@@ -44,6 +47,7 @@ export function createCborPayment(options: CborPaymentOptions): CborPayment {
   const request = decodePaymentRequest(offerBytes);
   const intent: Claim = {
     subject: options.key.publicKey,
+    signer: options.key.signer,
     predicate: PREDICATE_PAYS,
     object: request.merchantPseudonym,
     quantity: { currency: request.currency, amount: request.amount },

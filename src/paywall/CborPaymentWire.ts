@@ -4,12 +4,16 @@ import type { CborFacilitator } from "../facilitator/CborFacilitator.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { issueCborRequest, matchCborContext, type IssuedRequest } from "../pricing/cborPaymentRequests.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
+import type { CborRouteOffer } from "../pricing/resolveCborOffer.js";
 import { CborError } from "../protocol/cbor/CborError.js";
 import { checkPaymentIntent } from "../protocol/cbor/checkPaymentIntent.js";
 import { decodeQuantifiedClaim, type QuantifiedClaim } from "../protocol/cbor/Claim.js";
 import { decodePaymentSignature, type PaymentSignature } from "../protocol/cbor/PaymentSignature.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
+import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
 import { payerIdOf } from "../protocol/cbor/signatures.js";
+import type { SignerRegistry } from "../signers/SignerRegistry.js";
+import { SignerUnavailableError } from "../signers/SignerUnavailableError.js";
 import { decodeBase64 } from "../protocol/decodeBase64.js";
 import { GatewayError } from "../protocol/errors.js";
 import {
@@ -36,6 +40,8 @@ export interface CborPaymentWireDeps {
   skewSeconds: number;
   /** Delegation chains: their limits, or `false` to refuse them. */
   delegation: DelegationPolicy;
+  /** The signer backends intents are verified with (each route says which it accepts). */
+  signers: SignerRegistry;
 }
 
 /** A decoded CBOR `PAYMENT-SIGNATURE`: its bytes, the signature structure and the intent inside. */
@@ -117,7 +123,7 @@ export class CborPaymentWire implements PaymentWire<
     return `cbor|${decoded.intentDigest.toString("hex")}`;
   }
 
-  check(route: PricedRoute, decoded: DecodedCborPayment): CheckedCborPayment {
+  async check(route: PricedRoute, decoded: DecodedCborPayment): Promise<CheckedCborPayment> {
     const offer = cborOffer(route);
     const { intent, signature } = decoded;
     const match = matchCborContext(offer, intent.context, this.deps.now(), this.deps.skewSeconds);
@@ -130,17 +136,14 @@ export class CborPaymentWire implements PaymentWire<
         { details: { field: "payment_intent.context", reason: match.reason } },
       );
     }
-    const mismatch = checkPaymentIntent(match.issued.request, intent, signature);
+    const mismatch = checkPaymentIntent(match.issued.request, intent);
     if (mismatch) {
       const { code, ...details } = mismatch;
-      throw new GatewayError(
-        code,
-        code === "payment_mismatch"
-          ? `the intent does not match this route: ${mismatch.field} differs`
-          : "the signature is not the intent subject's over payment_intent",
-        { details },
-      );
+      throw new GatewayError(code, `the intent does not match this route: ${mismatch.field} differs`, {
+        details,
+      });
     }
+    await this.verifySigner(offer.acceptedSigners, decoded);
     enforceHumanityGate(offer, signature, intent, this.deps);
     const delegation = checkDelegationOrRefuse(
       this.deps.delegation,
@@ -173,10 +176,8 @@ export class CborPaymentWire implements PaymentWire<
     }
     // Through a chain, the root pays: the agent only signs on its behalf.
     const { delegation } = checked;
-    const payer = delegation
-      ? payerIdOf(delegation.root)
-      : (verdict.payer ?? payerIdOf(checked.intent.subject));
-    const delegate = delegation && payerIdOf(checked.intent.subject);
+    const payer = delegation ? payerIdOf(delegation.root) : (verdict.payer ?? payerIdOfClaim(checked.intent));
+    const delegate = delegation && payerIdOfClaim(checked.intent);
     return { payment: { ...checked, payer, delegate }, payer };
   }
 
@@ -255,6 +256,36 @@ export class CborPaymentWire implements PaymentWire<
 
   beforeServing(exchange: Exchange): void {
     dropPaymentContentType(exchange.req);
+  }
+
+  /** The intent's signer backend, accepted by the route, says the signature is the subject's; else the refusal. */
+  private async verifySigner(
+    accepted: CborRouteOffer["acceptedSigners"],
+    { intent, signature }: DecodedCborPayment,
+  ): Promise<void> {
+    let refusal;
+    try {
+      refusal = await this.deps.signers.verifyIntent(
+        { bytes: signature.paymentIntent, claim: intent, signature: signature.signature },
+        accepted,
+      );
+    } catch (error) {
+      if (!(error instanceof SignerUnavailableError)) throw error;
+      throw new GatewayError("signer_unavailable", error.message, {
+        details: error.details,
+        cause: error,
+        retryAfterSeconds: 5,
+      });
+    }
+    if (refusal === undefined) return;
+    const { code, message, ...details } = refusal;
+    throw new GatewayError(
+      code,
+      code === "verification_failed"
+        ? `the signature is not the intent subject's (${refusal.backend}): ${message}`
+        : message,
+      { details: { field: "signature", ...details } },
+    );
   }
 
   private issue(route: PricedRoute): IssuedRequest {

@@ -35,8 +35,11 @@ export interface PaymentWire<D = unknown, C = unknown, P = unknown, R = unknown>
   decode(header: string): D;
   /** The identity the ledger knows the payment by: what may pay once. */
   identity(decoded: D): string;
-  /** Every check the gateway makes alone, before anything is reserved; throws the refusal. */
-  check(route: PricedRoute, decoded: D): C;
+  /**
+   * Every check the gateway makes itself, before anything is reserved; throws the refusal. May be async
+   * (a CBOR intent whose signer is a contract account is checked through the layer-2 node).
+   */
+  check(route: PricedRoute, decoded: D): C | Promise<C>;
   /**
    * With the payment reserved under `id`: what the format charges in the ledger beside it, then the
    * facilitator's verdict. Throws the refusal; the caller releases the reservation (and with it any charge).

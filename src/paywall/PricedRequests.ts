@@ -81,7 +81,8 @@ export class PricedRequests {
     const id = wire.identity(decoded);
     const pending = this.unknown.get(id);
     if (pending) return this.retryPending(exchange, pending, header, next);
-    const checked = wire.check(route, decoded);
+    const checking = wire.check(route, decoded);
+    const checked = checking instanceof Promise ? await checking : checking;
     const verified = await verifyPayment(this.deps, wire, checked, id, header);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
     if (exchange.gone()) return this.abandon(exchange, verified, "during verification");

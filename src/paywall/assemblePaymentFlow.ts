@@ -38,6 +38,7 @@ import { PaymentFlow } from "./PaymentFlow.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { X402OptionsError } from "./X402OptionsError.js";
 import { CborPaymentWire } from "./CborPaymentWire.js";
+import { SignerRegistry } from "../signers/SignerRegistry.js";
 import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
 import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
 import { AssetTable } from "../pricing/knownAssets.js";
@@ -278,7 +279,15 @@ function buildCborWire(
     ]);
   }
   const skewSeconds = settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds;
+  const layerTwo = settings.cbor?.layerTwo;
+  const recognition = typeof settings.recognition === "object" ? settings.recognition : undefined;
+  const signers = SignerRegistry.standard({
+    ...layerTwo,
+    rpcUrl: layerTwo?.rpcUrl ?? recognition?.rpcUrl,
+    fetch: settings.fetch,
+  });
   return new CborPaymentWire({
+    signers,
     facilitator,
     ledger: deps.ledger,
     observer: settings.observer ?? {},

@@ -4,6 +4,17 @@ import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { CURRENCIES } from "../protocol/cbor/profile.js";
 import { decimalIntegerString } from "../protocol/schemas.js";
 import { humanityIssuersSchema } from "./humanityIssuers.js";
+import { DEFAULT_ACCEPTED_SIGNERS, SIGNER_BACKEND_NAMES } from "../signers/SignerBackend.js";
+import { LAYER_TWO_SIGNER_DEFAULTS } from "../signers/layerTwoSignerDefaults.js";
+
+/** Which signer backends a route accepts (docs/cbor.md, Signer backends). */
+export const acceptedSignersSchema = z
+  .array(z.enum(SIGNER_BACKEND_NAMES))
+  .min(1)
+  .refine((list) => new Set(list).size === list.length, "a backend is listed twice")
+  .meta({
+    description: `Signer backends whose intents the route accepts: ${SIGNER_BACKEND_NAMES.map((name) => `\`${name}\``).join(", ")}. Default ${DEFAULT_ACCEPTED_SIGNERS.map((name) => `\`${name}\``).join(" and ")}; an intent of another is \`402 signer_not_accepted\`, one of an unbuilt backend \`402 signer_not_built\`.`,
+  });
 
 /** Defaults of the x402+cbor settings, written once. */
 export const CBOR_DEFAULTS = {
@@ -67,6 +78,9 @@ export const cborRouteSchema = z.strictObject({
     description:
       "Lifetime of an offer, in seconds (rounded up to the minute grid); default `cbor.deadlineSeconds`.",
   }),
+  signers: acceptedSignersSchema
+    .optional()
+    .meta({ description: "Signer backends this route accepts; replaces `cbor.signers` for the route." }),
 });
 export type CborRouteConfig = z.infer<typeof cborRouteSchema>;
 
@@ -124,6 +138,38 @@ export const delegationSettingsSchema = z.strictObject({
     }),
 });
 
+/** The layer-2 (Starknet) signer backend: its SNIP-12 chain id and the node that checks contract accounts. */
+export const layerTwoSignerSettingsSchema = z.strictObject({
+  chainId: z
+    .string()
+    .regex(/^[\x20-\x7e]{1,31}$/, "expected a short string (1–31 printable ASCII characters)")
+    .default(LAYER_TWO_SIGNER_DEFAULTS.chainId)
+    .meta({
+      description:
+        "The SNIP-12 domain's `chainId` payers sign under (`SN_MAIN`, `SN_SEPOLIA`; the local stack: `X402_LOCAL`). Default `SN_MAIN`.",
+    }),
+  rpcUrl: outboundUrl("the layer-2 node's JSON-RPC base URL").optional().meta({
+    description:
+      "Starknet JSON-RPC base URL contract accounts are checked through (`is_valid_signature`, at `{rpcUrl}/rpc/v0_10`). Default `recognition.rpcUrl`; with neither, only direct Stark keys pay.",
+  }),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Timeout of one `is_valid_signature` call, in ms. Default 5000." }),
+  cacheTtlMs: z.number().int().nonnegative().optional().meta({
+    description: "How long an account's verdict on one signature is kept, in ms. Default 60000.",
+  }),
+  maxEntries: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: "Signature verdicts kept (least recently used dropped first). Default 10000." }),
+});
+export type LayerTwoSignerSettings = z.output<typeof layerTwoSignerSettingsSchema>;
+
 /** Settings every CBOR route shares. */
 export const cborSettingsSchema = z.strictObject({
   /** Default `merchantPseudonym` of CBOR routes. */
@@ -148,6 +194,16 @@ export const cborSettingsSchema = z.strictObject({
   deadlineSeconds: z.number().int().min(60).default(CBOR_DEFAULTS.deadlineSeconds).meta({
     description:
       "Default lifetime of a CBOR offer, in seconds (deadlines fall on whole minutes). Default 300.",
+  }),
+  /** Signer backends CBOR routes accept unless a route names its own. Default ServiceAuthSigner and LayerTwoSigner. */
+  signers: acceptedSignersSchema.optional().meta({
+    description:
+      "Signer backends CBOR routes accept unless a route names its own. Default ServiceAuthSigner and LayerTwoSigner.",
+  }),
+  /** The LayerTwoSigner (Starknet): `{ chainId?, rpcUrl?, timeoutMs?, cacheTtlMs?, maxEntries? }`. */
+  layerTwo: layerTwoSignerSettingsSchema.optional().meta({
+    description:
+      "The LayerTwoSigner (Starknet): `{ chainId?, rpcUrl?, timeoutMs?, cacheTtlMs?, maxEntries? }`.",
   }),
   /**
    * Clock difference tolerated when checking a deadline or a delegation grant's expiry, in seconds. Default

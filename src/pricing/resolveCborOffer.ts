@@ -6,6 +6,7 @@ import {
 } from "../protocol/cbor/profile.js";
 import { parseHumanityIssuers } from "./humanityIssuers.js";
 import { PriceError } from "./parseMoney.js";
+import { DEFAULT_ACCEPTED_SIGNERS, type SignerBackendName } from "../signers/SignerBackend.js";
 
 /** A route's CBOR offer with every default filled in: what each PaymentRequest of the route says. */
 export interface CborRouteOffer {
@@ -20,6 +21,8 @@ export interface CborRouteOffer {
   humanityIssuers: Uint8Array[];
   /** Lifetime of an offer, in seconds. */
   deadlineSeconds: number;
+  /** The signer backends whose intents the route accepts. */
+  acceptedSigners: readonly SignerBackendName[];
 }
 
 export interface CborPricingDefaults {
@@ -27,6 +30,8 @@ export interface CborPricingDefaults {
   deadlineSeconds: number;
   /** Humanity-claim issuers (hex) of routes that name none. */
   humanityIssuers?: readonly string[] | undefined;
+  /** Signer backends of routes that name none (default ServiceAuthSigner and LayerTwoSigner). */
+  signers?: readonly SignerBackendName[] | undefined;
 }
 
 const MAX_UINT64 = 2n ** 64n - 1n;
@@ -65,5 +70,6 @@ export function resolveCborOffer(
     acceptsHumanityGate,
     humanityIssuers,
     deadlineSeconds: config.deadlineSeconds ?? defaults.deadlineSeconds,
+    acceptedSigners: config.signers ?? defaults.signers ?? DEFAULT_ACCEPTED_SIGNERS,
   };
 }

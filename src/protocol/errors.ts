@@ -73,6 +73,14 @@ export const ERROR_CATALOGUE = {
     status: 402,
     when: "CBOR: a grant caps another currency, less than this price, or its total is spent (`details.link`, `cap`, `exceeded`: `currency`, `amount`, `total`)",
   },
+  signer_not_accepted: {
+    status: 402,
+    when: "CBOR: the intent names a signer backend the route's `cbor.signers` does not list (`details.backend`, `accepted`)",
+  },
+  signer_not_built: {
+    status: 402,
+    when: "CBOR: the intent names a signer backend of the seed this gateway does not build (`details.backend`, `phase`; docs/cbor.md, Signer backends)",
+  },
   humanity_claim_required: {
     status: 402,
     when: "CBOR, a route with `acceptsHumanityGate`: the payment carries no `humanity_claim`",
@@ -143,6 +151,10 @@ export const ERROR_CATALOGUE = {
   settlement_unknown: {
     status: 503,
     when: "`/settle` timed out or was cut, outcome not known yet; retry with the same payment",
+  },
+  signer_unavailable: {
+    status: 503,
+    when: "CBOR: the layer-2 node could not check a contract account's signature (down, timed out, or none configured): refused, never let through; with `Retry-After`",
   },
   revocation_unavailable: {
     status: 503,

@@ -56,7 +56,12 @@ describe("npm start", () => {
       )?.[1];
       expect(refundCommand).toBeDefined();
       // The demo payer itself, then as the root of a demo delegation chain to a fresh agent key.
-      for (const flags of ["--alg ed25519", "--alg ml-dsa-65", "--alg ed25519 --delegate"]) {
+      for (const flags of [
+        "--alg ed25519",
+        "--alg ml-dsa-65",
+        "--signer starknet",
+        "--alg ed25519 --delegate",
+      ]) {
         const cbor = await promisify(exec)(`${cborCommand!} ${flags}`, {
           cwd: ROOT,
           env: { ...process.env, npm_config_loglevel: "error" },
@@ -65,6 +70,9 @@ describe("npm start", () => {
         expect(cbor.stdout).toContain('"predicate": "was_paid"');
         expect(cbor.stdout).toContain("receipt signature: valid");
         expect(cbor.stdout).toContain('"apyPercent"');
+        // The layer-2 dev account's SNIP-12 intent, checked by its is_valid_signature on the stand-in.
+        if (flags === "--signer starknet")
+          expect(cbor.stdout).toMatch(/^payer: starknet-account:0x[0-9a-f]{64} \(LayerTwoSigner/m);
         if (flags.endsWith("--delegate"))
           expect(cbor.stdout).toMatch(/^agent: ed25519:[0-9a-f]{64} \(fresh key\)/m);
         if (flags.endsWith("--delegate")) continue;

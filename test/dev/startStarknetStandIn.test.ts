@@ -14,6 +14,7 @@ import {
 } from "../../src/dev/startStarknetStandIn.js";
 import { answerStarknetRpc, blockHashOf } from "../../src/dev/starknetStandIn/answerStarknetRpc.js";
 import { RecognitionRegistry } from "../../src/dev/starknetStandIn/RecognitionRegistry.js";
+import { starknetDevAccount } from "../../src/dev/starknetDevAccounts.js";
 import { specResponseProblems } from "../support/starknetRpcServer.js";
 
 const PAYER = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
@@ -230,6 +231,8 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
       chainId: STAND_IN_CHAIN_ID,
       contract: STAND_IN_REGISTRY_CONTRACT,
       classHash: "0x1",
+      accounts: new Map([[starknetDevAccount(0).address, starknetDevAccount(0).publicKey]]),
+      accountClassHash: "0x2",
       registry,
     };
     const request = fc.record(
@@ -275,6 +278,8 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
           chainId: STAND_IN_CHAIN_ID,
           contract: STAND_IN_REGISTRY_CONTRACT,
           classHash: "0x1",
+          accounts: new Map([[starknetDevAccount(0).address, starknetDevAccount(0).publicKey]]),
+          accountClassHash: "0x2",
           registry,
         };
         const ask = (payer: string) =>

@@ -124,6 +124,17 @@ export class CborAccountBook {
     }
   }
 
+  /** Add `amount` of `currency` to a payer's account (opened at 0 first when new); answers the balance. */
+  credit(payer: string, currency: string, amount: bigint): bigint {
+    return this.db
+      .transaction(() => {
+        const balance = (this.payerBalance(payer, currency) ?? 0n) + amount;
+        this.statements.setPayer.run(payer, currency, balance.toString());
+        return balance;
+      })
+      .immediate();
+  }
+
   payerBalance(payer: string, currency: string): bigint | undefined {
     const row = this.statements.payer.get(payer, currency);
     return row === undefined ? undefined : BigInt(row.balance);

@@ -23,6 +23,12 @@ import { revokeReceipt } from "../../protocol/cbor/revokeReceipt.js";
 import { encodeSignedClaim } from "../../protocol/cbor/SignedClaim.js";
 import { verifyReceipt } from "../../protocol/cbor/verifyReceipt.js";
 import type { CborAccountBook, GrantSpend, RefundOutcome } from "./CborAccountBook.js";
+import { payerIdOfClaim } from "../../protocol/cbor/payerIdOfClaim.js";
+import { SIGNER_BACKEND_NAMES } from "../../signers/SignerBackend.js";
+import { SignerRegistry } from "../../signers/SignerRegistry.js";
+import { SIGNER_TABLE } from "../../signers/SIGNER_TABLE.js";
+
+const BUILT_SIGNERS = SIGNER_BACKEND_NAMES.filter((name) => SIGNER_TABLE[name].built);
 
 export interface LocalCborFacilitatorDeps {
   book: CborAccountBook;
@@ -31,6 +37,8 @@ export interface LocalCborFacilitatorDeps {
   now: () => number;
   /** Clock difference tolerated on a deadline, in seconds. */
   skewSeconds?: number;
+  /** The signer backends it verifies intents with (every built one is accepted); default the standard two, offline. */
+  signers?: SignerRegistry;
 }
 
 export type LocalRefundOutcome =
@@ -57,17 +65,21 @@ type Checked =
  * Never a verifier.
  */
 export class LocalCborFacilitator implements CborFacilitator {
-  constructor(private readonly deps: LocalCborFacilitatorDeps) {}
+  private readonly signers: SignerRegistry;
+
+  constructor(private readonly deps: LocalCborFacilitatorDeps) {
+    this.signers = deps.signers ?? SignerRegistry.standard();
+  }
 
   async verifyCbor(request: CborFacilitatorRequest): Promise<CborVerifyResponse> {
-    const checked = this.check(request);
+    const checked = await this.check(request);
     return checked.ok
       ? { isValid: true, payer: checked.payer }
       : { isValid: false, invalidReason: checked.reason };
   }
 
   async settleCbor(request: CborFacilitatorRequest): Promise<CborSettleResponse> {
-    const checked = this.check(request);
+    const checked = await this.check(request);
     if (!checked.ok) return { success: false, errorReason: checked.reason };
     const { claim, payment, payer, grants } = checked;
     const settledAt = Math.floor(this.deps.now() / 1000);
@@ -136,7 +148,8 @@ export class LocalCborFacilitator implements CborFacilitator {
     return outcome;
   }
 
-  private check(body: CborFacilitatorRequest): Checked {
+  /** Throws SignerUnavailableError when a signer backend cannot tell (the HTTP face answers 503). */
+  private async check(body: CborFacilitatorRequest): Promise<Checked> {
     let request: PaymentRequest;
     let payment: PaymentSignature;
     let claim: QuantifiedClaim;
@@ -154,16 +167,21 @@ export class LocalCborFacilitator implements CborFacilitator {
     if (claim.context.length !== digest.length || !timingSafeEqual(claim.context, digest)) {
       return { ok: false, reason: "context_mismatch" };
     }
-    const mismatch = checkPaymentIntent(request, claim, payment);
-    if (mismatch) {
+    const mismatch = checkPaymentIntent(request, claim);
+    if (mismatch) return { ok: false, reason: `mismatch: ${mismatch.field}` };
+    const refusal = await this.signers.verifyIntent(
+      { bytes: payment.paymentIntent, claim, signature: payment.signature },
+      BUILT_SIGNERS,
+    );
+    if (refusal !== undefined) {
       return {
         ok: false,
-        reason: mismatch.code === "verification_failed" ? "invalid_signature" : `mismatch: ${mismatch.field}`,
+        reason: refusal.code === "verification_failed" ? "invalid_signature" : refusal.code,
       };
     }
     if (!isStandInProof(payment.starkProof, payment.paymentIntent))
       return { ok: false, reason: "stand_in_proof_mismatch" };
-    let payer = payerIdOf(claim.subject);
+    let payer = payerIdOfClaim(claim);
     let grants: GrantSpend[] = [];
     if (payment.delegationChain !== undefined) {
       // The agent signs on the root's behalf: the root's account pays, under every grant's cap.

@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
+import { ec } from "starknet";
 import { minimalFelt, selectorOf } from "../../starknet/StarknetRpc.js";
+import { IS_VALID_SIGNATURE, SNIP6_VALID } from "../../signers/LayerTwoSigner.js";
+import { verifyStarkKeySignature } from "../../signers/verifyStarkKeySignature.js";
 import { EST_OUVERTE } from "../../recognition/StarknetRecognizer.js";
 import type { RecognitionRegistry } from "./RecognitionRegistry.js";
 
@@ -11,6 +14,10 @@ export interface StandInChain {
   /** The class hash `starknet_getClassHashAt` answers for the registry contract. */
   classHash: string;
   registry: RecognitionRegistry;
+  /** The dev accounts deployed: address → Stark public key (both minimal felts). */
+  accounts: Map<string, string>;
+  /** The class hash `starknet_getClassHashAt` answers for a dev account. */
+  accountClassHash: string;
 }
 
 /** The spec version the stand-in answers `starknet_specVersion` with (the vendored document's). */
@@ -37,6 +44,7 @@ const invalidParams = (why: string) => new Refusal({ code: -32602, message: "Inv
 const FELT_INPUT = /^0x[0-9a-fA-F]{1,64}$/;
 const FIELD_PRIME = 2n ** 251n + 17n * 2n ** 192n + 1n;
 const EST_OUVERTE_SELECTOR = selectorOf(EST_OUVERTE);
+const IS_VALID_SIGNATURE_SELECTOR = selectorOf(IS_VALID_SIGNATURE);
 
 /** Param names per method, in positional order; `?` marks an optional one. */
 const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: Params) => unknown }> = {
@@ -55,8 +63,9 @@ const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: 
     params: ["block_id", "contract_address"],
     run: (chain, p) => {
       resolveBlock(chain, p.block_id);
-      if (felt(p.contract_address, "contract_address") !== chain.contract)
-        throw new Refusal(CONTRACT_NOT_FOUND);
+      const address = felt(p.contract_address, "contract_address");
+      if (chain.accounts.has(address)) return chain.accountClassHash;
+      if (address !== chain.contract) throw new Refusal(CONTRACT_NOT_FOUND);
       return chain.classHash;
     },
   },
@@ -73,6 +82,8 @@ const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: 
       if (!Array.isArray(call.calldata)) throw invalidParams("request.calldata must be an array of felts");
       const calldata = call.calldata.map((item, index) => felt(item, `request.calldata[${index}]`));
       const block = resolveBlock(chain, p.block_id);
+      const accountKey = chain.accounts.get(contract);
+      if (accountKey !== undefined) return isValidSignature(accountKey, selector, calldata);
       if (contract !== chain.contract) throw new Refusal(CONTRACT_NOT_FOUND);
       if (selector !== EST_OUVERTE_SELECTOR) throw new Refusal(ENTRYPOINT_NOT_FOUND);
       if (calldata.length !== 1) {
@@ -84,6 +95,20 @@ const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: 
 };
 
 type Params = Record<string, unknown>;
+
+/**
+ * A dev account's SNIP-6 `is_valid_signature(hash, signature: Array<felt252>)`: `VALID` when the
+ * signature is `[r, s]` of the account's Stark key over `hash`, `0` otherwise (as OpenZeppelin's
+ * account answers); a calldata that is not `[hash, len, ...len felts]` reverts.
+ */
+function isValidSignature(publicKey: string, selector: string, calldata: string[]): string[] {
+  if (selector !== IS_VALID_SIGNATURE_SELECTOR) throw new Refusal(ENTRYPOINT_NOT_FOUND);
+  const [hash, length, ...signature] = calldata;
+  if (hash === undefined || length === undefined || BigInt(length) !== BigInt(signature.length)) {
+    throw new Refusal(contractError("is_valid_signature takes (hash, signature: Array<felt252>)"));
+  }
+  return [verifyStarkKeySignature(ec.starkCurve, publicKey, hash, signature) ? SNIP6_VALID : "0x0"];
+}
 
 /**
  * Answers one JSON-RPC 2.0 body (an object or a batch) the way a Starknet v0.10 node does for the

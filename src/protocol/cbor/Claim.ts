@@ -6,11 +6,15 @@ import { encodeCanonical } from "./encodeCanonical.js";
 import {
   ED25519_PUBLIC_KEY_BYTES,
   ML_DSA_65_PUBLIC_KEY_BYTES,
+  SIGNER_IDENTITY_BYTES,
+  STARK_FIELD_PRIME,
   UNQUANTIFIED_PREDICATES,
   isCurrency,
   isPredicate,
+  isSignerId,
   type Currency,
   type Predicate,
+  type SignerId,
 } from "./profile.js";
 
 /** An amount in a currency's smallest unit. */
@@ -26,8 +30,16 @@ export interface Quantity {
  * The other predicates (`is_human`, `may_pay`, `revokes`) are listed in profile.ts and docs/cbor.md.
  */
 export interface Claim {
-  /** A public key: 32 bytes (Ed25519) or 1952 bytes (ML-DSA-65). */
+  /**
+   * Who: a ServiceAuthSigner public key, 32 bytes (Ed25519) or 1952 bytes (ML-DSA-65); or, with
+   * `signer`, the identity that backend names (a Starknet account or Stark key, an EVM address…).
+   */
   subject: Uint8Array;
+  /**
+   * The signer backend the subject belongs to; absent = `service-auth` (the bare-key form). On the wire
+   * a named backend's subject is `[signer, subject]` (profile.ts, SIGNER_IDS).
+   */
+  signer?: Exclude<SignerId, "service-auth"> | undefined;
   predicate: Predicate;
   /** Text: the merchant pseudonym in an intent or a receipt. */
   object: string;
@@ -60,7 +72,7 @@ export function encodeClaim(claim: Claim): Uint8Array {
 /** The six parts as the CBOR values the claim's array holds, in order. */
 export function claimPartValues(claim: Claim): CborValue[] {
   return [
-    claim.subject,
+    claim.signer === undefined ? claim.subject : [claim.signer, claim.subject],
     claim.predicate,
     claim.object,
     claim.quantity === null ? null : [claim.quantity.currency, claim.quantity.amount],
@@ -74,12 +86,66 @@ export function decodeClaim(bytes: Uint8Array): Claim {
   if (value.length !== 6) {
     throw new CborError("wrong_type", "expected an array of six parts", WHAT);
   }
-  const claim = {} as Record<ClaimPart, unknown>;
+  const claim = {} as Record<ClaimPart, unknown> & { signer?: SignerId };
   CLAIM_PARTS.forEach((part, index) => {
     claim[part] = readClaimPart(part, value[index] as CborValue);
   });
+  const { signer } = readSubject(value[0] as CborValue);
+  if (signer !== undefined) claim.signer = signer;
   checkClaim(claim as unknown as Claim);
   return claim as unknown as Claim;
+}
+
+/**
+ * A claim's `subject` part: a bare byte string (a ServiceAuthSigner key, 32 or 1952 bytes) or
+ * `[signer id, identity]` for another backend, its identity of that backend's length (and below the
+ * Stark field prime for the layer-2 ones). `["service-auth", key]` is refused: a key is written bare.
+ */
+export function readSubject(value: CborValue): {
+  subject: Uint8Array;
+  signer?: Exclude<SignerId, "service-auth">;
+} {
+  if (value instanceof Uint8Array) {
+    if (value.length !== ED25519_PUBLIC_KEY_BYTES && value.length !== ML_DSA_65_PUBLIC_KEY_BYTES) {
+      throw new CborError(
+        "wrong_value",
+        "expected a 32-byte Ed25519 or 1952-byte ML-DSA-65 key",
+        `${WHAT}.subject`,
+      );
+    }
+    return { subject: value };
+  }
+  if (!Array.isArray(value) || value.length !== 2 || !(value[1] instanceof Uint8Array)) {
+    throw wrong("subject", "a byte string, or [signer id, identity bytes]");
+  }
+  const [signer, identity] = value as [CborValue, Uint8Array];
+  if (!isSignerId(signer)) throw new CborError("wrong_value", "unknown signer id", `${WHAT}.subject[0]`);
+  if (signer === "service-auth") {
+    throw new CborError(
+      "wrong_value",
+      "a service-auth key is written bare, not in an array",
+      `${WHAT}.subject`,
+    );
+  }
+  const lengths = SIGNER_IDENTITY_BYTES[signer];
+  if (!lengths.includes(identity.length)) {
+    throw new CborError(
+      "wrong_value",
+      `a ${signer} identity is ${lengths.join(" or ")} bytes`,
+      `${WHAT}.subject[1]`,
+    );
+  }
+  if (
+    signer.startsWith("starknet-") &&
+    BigInt(`0x${Buffer.from(identity).toString("hex")}`) >= STARK_FIELD_PRIME
+  ) {
+    throw new CborError(
+      "wrong_value",
+      "a Starknet identity is a felt (below the field prime)",
+      `${WHAT}.subject[1]`,
+    );
+  }
+  return { subject: identity, signer };
 }
 
 /**
@@ -92,17 +158,7 @@ export function readClaimPart<P extends ClaimPart>(part: P, value: CborValue): C
 }
 
 const PART_READERS: { [P in ClaimPart]: (value: CborValue) => Claim[P] } = {
-  subject: (value) => {
-    if (!(value instanceof Uint8Array)) throw wrong("subject", "a byte string");
-    if (value.length !== ED25519_PUBLIC_KEY_BYTES && value.length !== ML_DSA_65_PUBLIC_KEY_BYTES) {
-      throw new CborError(
-        "wrong_value",
-        "expected a 32-byte Ed25519 or 1952-byte ML-DSA-65 key",
-        `${WHAT}.subject`,
-      );
-    }
-    return value;
-  },
+  subject: (value) => readSubject(value).subject,
   predicate: (value) => {
     if (!isPredicate(value)) throw wrong("predicate", "a v0.3 predicate");
     return value;
@@ -141,7 +197,7 @@ function decodeQuantity(quantity: CborValue): Quantity {
 }
 
 function checkClaim(claim: Claim): void {
-  PART_READERS.subject(claim.subject);
+  readSubject(claim.signer === undefined ? claim.subject : [claim.signer, claim.subject]);
   const unquantified = UNQUANTIFIED_PREDICATES.includes(claim.predicate);
   if (unquantified !== (claim.quantity === null)) {
     throw new CborError(

@@ -2,6 +2,8 @@ import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
 import { MAX_CBOR_BYTES, MAX_CBOR_RECORD_ITEMS, type CborMap, type CborValue } from "./CborValue.js";
 import { encodeCanonical } from "./encodeCanonical.js";
+import { readSubject, type Claim } from "./Claim.js";
+import { isCurrency, type Currency } from "./profile.js";
 
 /** Body of `POST /verify` and `/settle` in this format (our profile): the gateway's own request bytes. */
 export interface CborFacilitatorRequest {
@@ -161,4 +163,38 @@ export function decodeCborRevocationList(bytes: Uint8Array): Uint8Array[] {
   const revocations = fields.bytesArray("revocations");
   fields.done();
   return revocations;
+}
+
+/**
+ * Body of the local facilitator's dev-only `POST /fund` (v0.3): test units for a payer of any signer
+ * backend — `subject` exactly as an intent writes it (a bare key, or `[signer id, identity]`).
+ */
+export interface CborFundRequest {
+  subject: Pick<Claim, "subject" | "signer">;
+  currency: Currency;
+  amount: bigint;
+}
+
+export function encodeCborFundRequest(request: CborFundRequest): Uint8Array {
+  const { subject, signer } = request.subject;
+  return encodeCanonical(
+    new Map<string, CborValue>([
+      ["subject", signer === undefined ? subject : [signer, subject]],
+      ["currency", request.currency],
+      ["amount", request.amount],
+    ]),
+  );
+}
+
+export function decodeCborFundRequest(bytes: Uint8Array): CborFundRequest {
+  const fields = CborFields.decode(bytes, "FundRequest");
+  const subject = readSubject(fields.any("subject"));
+  const currency = fields.text("currency");
+  if (!isCurrency(currency)) {
+    throw new CborError("wrong_value", "expected USDC, STRK or strkBTC", "FundRequest.currency");
+  }
+  const amount = fields.uint("amount");
+  if (amount === 0n) throw new CborError("wrong_value", "fund at least 1 unit", "FundRequest.amount");
+  fields.done();
+  return { subject, currency, amount };
 }

@@ -54,3 +54,39 @@ export const ML_DSA_65_SIGNATURE_BYTES = 3309;
 
 /** Largest `PAYMENT-SIGNATURE` header in this format (base64 of at most 64 KiB): over it → 431. */
 export const MAX_CBOR_PAYMENT_HEADER_CHARS = Math.ceil((64 * 1024) / 3) * 4;
+
+/**
+ * The signer backends an intent's `subject` can name (v0.3, docs/cbor.md "Signer backends"). A bare
+ * byte string is a ServiceAuthSigner key (Ed25519 or ML-DSA-65: every intent before backends were
+ * named); any other backend is the array `[signer id, identity bytes]`:
+ * - `starknet-account`: a Starknet contract account's address (32 bytes, a felt), checked with SNIP-6;
+ * - `starknet-key`: a Stark public key (32 bytes, the x coordinate, a felt), checked offline;
+ * - `evm`: an EVM address (20 bytes), EIP-712 (EIP-1271 for a contract wallet);
+ * - `ed25519-chain`, `utxo`: named by the seed, not built here (refused with `signer_not_built`).
+ */
+export const SIGNER_IDS = [
+  "service-auth",
+  "starknet-account",
+  "starknet-key",
+  "evm",
+  "ed25519-chain",
+  "utxo",
+] as const;
+export type SignerId = (typeof SIGNER_IDS)[number];
+
+export function isSignerId(value: unknown): value is SignerId {
+  return (SIGNER_IDS as readonly unknown[]).includes(value);
+}
+
+/** The identity lengths, in bytes, of each named backend's subject (service-auth: the key lengths above). */
+export const SIGNER_IDENTITY_BYTES: Record<Exclude<SignerId, "service-auth">, readonly number[]> = {
+  "starknet-account": [32],
+  "starknet-key": [32],
+  evm: [20],
+  "ed25519-chain": [32],
+  /** A compressed secp256k1 key (33) or an x-only key (32). */
+  utxo: [32, 33],
+};
+
+/** A Starknet felt's bound: an identity or signature word of the layer-2 backends is below it. */
+export const STARK_FIELD_PRIME = 2n ** 251n + 17n * 2n ** 192n + 1n;
