@@ -21,6 +21,8 @@ import { CBOR_DEV_BALANCES } from "./cborDevPayers.js";
 import type { CborValue } from "../protocol/cbor/CborValue.js";
 import { encodeCanonical } from "../protocol/cbor/encodeCanonical.js";
 import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
+import { decodeClaim } from "../protocol/cbor/Claim.js";
+import { decodeSettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
 import type { SignerId } from "../protocol/cbor/profile.js";
 import type { LayerTwoSignerOptions } from "../signers/LayerTwoSigner.js";
 import { LAYER_TWO_SIGNER_DEFAULTS } from "../signers/layerTwoSignerDefaults.js";
@@ -55,11 +57,13 @@ export interface StartCborFacilitatorOptions {
    * direct Stark keys pay, and an account's payment is answered 503.
    */
   layerTwo?: LayerTwoSignerOptions;
+  /** The EvmSigner's EIP-712 chain id (default 31337, anvil's: the local stack's EVM chain). */
+  evmChainId?: number;
   /** The key of the DEMO humanity issuer at `POST /humanity` (default the public demo key). */
   humanityIssuer?: SigningKey;
   /**
    * Called after each successful settlement; must not throw. `evmAddress` is the EVM address the
-   * intent is bound to, when it names one: no intent does yet, so the local stack records nothing.
+   * intent is bound to, when it names one (an EvmSigner intent's subject, lower-case hex).
    */
   onSettled?: (settlement: { receipt: Uint8Array; evmAddress?: string }) => void;
 }
@@ -122,7 +126,7 @@ export async function startCborFacilitator(
     book,
     receiptKey,
     now,
-    signers: SignerRegistry.standard(options.layerTwo),
+    signers: SignerRegistry.standard(options.layerTwo, { chainId: options.evmChainId ?? 31337 }),
   });
   const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
   const calls = {
@@ -146,6 +150,7 @@ export async function startCborFacilitator(
         chainId: options.layerTwo?.chainId ?? LAYER_TWO_SIGNER_DEFAULTS.chainId,
         contractAccounts: options.layerTwo?.rpcUrl !== undefined,
       },
+      EvmSigner: { chainId: options.evmChainId ?? 31337, contractWallets: false },
     },
     receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
     proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
@@ -243,7 +248,7 @@ export async function startCborFacilitator(
       `cbor settle: ${settlement.success ? "settled, receipt signed" : `refused: ${settlement.errorReason}`} [stand-in proof]`,
     );
     if (settlement.success && settlement.receipt !== undefined)
-      options.onSettled?.({ receipt: settlement.receipt });
+      options.onSettled?.({ receipt: settlement.receipt, ...evmAddressOf(settlement.receipt) });
     return sendCbor(res, encodeCborSettleResponse(settlement));
   }
 
@@ -348,4 +353,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function isLoopback(address: string | undefined): boolean {
   return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
+}
+
+/** The EVM address a settled receipt's payer is, when its intent was an EvmSigner one. */
+function evmAddressOf(receipt: Uint8Array): { evmAddress?: string } {
+  const claim = decodeClaim(decodeSettlementReceipt(receipt).claim);
+  return claim.signer === "evm" ? { evmAddress: `0x${Buffer.from(claim.subject).toString("hex")}` } : {};
 }

@@ -281,11 +281,10 @@ function buildCborWire(
   const skewSeconds = settings.cbor?.skewSeconds ?? CBOR_DEFAULTS.skewSeconds;
   const layerTwo = settings.cbor?.layerTwo;
   const recognition = typeof settings.recognition === "object" ? settings.recognition : undefined;
-  const signers = SignerRegistry.standard({
-    ...layerTwo,
-    rpcUrl: layerTwo?.rpcUrl ?? recognition?.rpcUrl,
-    fetch: settings.fetch,
-  });
+  const signers = SignerRegistry.standard(
+    { ...layerTwo, rpcUrl: layerTwo?.rpcUrl ?? recognition?.rpcUrl, fetch: settings.fetch },
+    evmChainOf(settings.network),
+  );
   return new CborPaymentWire({
     signers,
     facilitator,
@@ -295,6 +294,13 @@ function buildCborWire(
     skewSeconds,
     delegation: delegation && { ...delegation, skewSeconds },
   });
+}
+
+/** The EvmSigner's EIP-712 chain id: the paywall's `network` when it is an EVM one (`eip155:<id>`). */
+function evmChainOf(network: string): { chainId: number } | undefined {
+  const match = /^eip155:([1-9][0-9]{0,15})$/.exec(network);
+  const chainId = match === null ? NaN : Number(match[1]);
+  return Number.isSafeInteger(chainId) ? { chainId } : undefined;
 }
 
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {

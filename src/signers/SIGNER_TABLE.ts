@@ -29,9 +29,10 @@ export const SIGNER_TABLE: Record<SignerBackendName, SignerTableRow> = {
   },
   EvmSigner: {
     signerIds: ["evm"],
-    signs: "secp256k1 ECDSA over the intent as EIP-712 typed data (EIP-1271 for contract wallets)",
+    signs:
+      "an EOA's secp256k1 ECDSA over the intent as EIP-712 typed data (EIP-1271 contract wallets: not yet)",
     phase: "phase 4+",
-    built: false,
+    built: true,
   },
   Ed25519ChainSigner: {
     signerIds: ["ed25519-chain"],

@@ -1,4 +1,5 @@
 import type { SignerId } from "../protocol/cbor/profile.js";
+import { EvmSigner, type EvmSignerOptions } from "./EvmSigner.js";
 import { LayerTwoSigner, type LayerTwoSignerOptions } from "./LayerTwoSigner.js";
 import { ServiceAuthSigner } from "./ServiceAuthSigner.js";
 import { SIGNER_TABLE, backendNameOf } from "./SIGNER_TABLE.js";
@@ -30,9 +31,14 @@ export class SignerRegistry {
     }
   }
 
-  /** ServiceAuthSigner and LayerTwoSigner (with `layerTwo`'s chain id and node). */
-  static standard(layerTwo: LayerTwoSignerOptions = {}): SignerRegistry {
-    return new SignerRegistry([new ServiceAuthSigner(), new LayerTwoSigner(layerTwo)]);
+  /**
+   * ServiceAuthSigner and LayerTwoSigner (with `layerTwo`'s chain id and node), and EvmSigner when an
+   * EVM chain id is given (without one an `evm` intent is refused `signer_not_built`, "not enabled here").
+   */
+  static standard(layerTwo: LayerTwoSignerOptions = {}, evm?: EvmSignerOptions): SignerRegistry {
+    const backends: SignerBackend[] = [new ServiceAuthSigner(), new LayerTwoSigner(layerTwo)];
+    if (evm !== undefined) backends.push(new EvmSigner(evm));
+    return new SignerRegistry(backends);
   }
 
   backend(name: SignerBackendName): SignerBackend | undefined {

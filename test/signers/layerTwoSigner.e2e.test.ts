@@ -14,6 +14,7 @@ import { decodeCanonical } from "../../src/protocol/cbor/decodeCanonical.js";
 import { payerIdOfClaim } from "../../src/protocol/cbor/payerIdOfClaim.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
+import { expectForgeriesRefused } from "../support/signerForgeries.js";
 
 const MERCHANT = "merchant:layer-two";
 const PRICE = 4_000n;
@@ -150,31 +151,14 @@ describe.each(CBOR_TARGET_KINDS)("LayerTwoSigner through %s", (kind) => {
       chainId: CHAIN,
     });
     const otherChain = await accountKey("SN_MAIN");
-    const forgeries: IntentKey[] = [
-      {
-        ...honest,
-        sign: (bytes) => {
-          const signature = honest.sign(bytes);
-          signature[63] = signature[63]! ^ 1;
-          return signature;
-        },
-      },
-      // The fresh key's signature, presented for the dev account.
-      { ...honest, sign: (bytes) => otherKey.sign(bytes) },
-      { ...honest, sign: (bytes) => otherChain.sign(bytes) },
-      { ...honest, sign: () => new Uint8Array(31) },
-    ];
-    for (const key of forgeries) {
-      const before = balanceOf(honest);
-      const settled = facilitator.book.settlements();
-      const served = target.served("/quote");
-      const paid = await payCborRoute(`${target.url}/quote`, { key, now: time });
-      expect(paid.response.status).toBe(402);
-      expect(paid.response.headers.get("x402-error")).toBe("verification_failed");
-      expect(balanceOf(honest)).toBe(before);
-      expect(facilitator.book.settlements()).toBe(settled);
-      expect(target.served("/quote")).toBe(served);
-    }
+    // The fresh key's signature presented for the dev account, and one over another chain's domain.
+    await expectForgeriesRefused(target, facilitator, honest, {
+      tamperByte: 63,
+      others: [otherKey, otherChain],
+      malformed: new Uint8Array(31),
+      balance: () => balanceOf(honest),
+      now: time,
+    });
   });
 
   it("a route that accepts only ServiceAuthSigner refuses a layer-2 intent: 402 signer_not_accepted", async () => {
@@ -186,7 +170,7 @@ describe.each(CBOR_TARGET_KINDS)("LayerTwoSigner through %s", (kind) => {
     expect(balanceOf(key)).toBe(before);
   });
 
-  it("an intent of an unbuilt backend (UTXO chain, EVM) is refused 402 signer_not_built", async () => {
+  it("an intent of an unbuilt backend (UTXO chain, another Ed25519 chain) is refused 402 signer_not_built", async () => {
     const unbuilt: IntentKey[] = [
       { publicKey: new Uint8Array(33).fill(2), signer: "utxo", sign: () => new Uint8Array(64) },
       { publicKey: new Uint8Array(32).fill(7), signer: "ed25519-chain", sign: () => new Uint8Array(64) },
