@@ -11,6 +11,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import { x402, type X402Options } from "../../src/index.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
+import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
 
 // The route examples of the installed official READMEs (@x402/express and @x402/core 2.27), copied as
 // data. Only the README placeholders are filled in: "0xYourAddress" / "0xAddress" / `evmAddress` are
@@ -287,6 +288,33 @@ describe("the rest of the official RouteConfig fields", () => {
     );
     const offer = await offerAt(`${base}/old`);
     expect(offer.accepts[0]).toMatchObject({ payTo: PAY_TO, network: "eip155:84532", amount: "10000" });
+  });
+});
+
+describe.each(PAYWALL_ADAPTERS)("under $name", (adapter) => {
+  it("the official fields reach the offer the same way", async () => {
+    const server = await listenOnLoopback(
+      adapter.app(
+        {
+          facilitator: { url: facilitator.url },
+          routes: {
+            ...expressQuickStart,
+            "GET /protected-route": {
+              ...expressQuickStart["GET /protected-route"],
+              serviceName: "Premium",
+              tags: ["premium"],
+              extensions: { example: { info: {} } },
+            },
+          },
+        },
+        { "GET /protected-route": (_req, res) => sendJson(res, 200, { paid: "content" }) },
+      ),
+    );
+    servers.push(server);
+    const offer = await offerAt(`${server.url}/protected-route`);
+    expect(offer.resource).toMatchObject({ serviceName: "Premium", tags: ["premium"] });
+    expect(offer.accepts[0]).toMatchObject({ amount: "100000", payTo: PAY_TO, network: "eip155:84532" });
+    expect(offer.extensions).toEqual({ example: { info: {} } });
   });
 });
 
