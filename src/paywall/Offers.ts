@@ -1,6 +1,7 @@
 import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
+import type { ResourceInfo } from "../protocol/schemas.js";
 import type { Offer } from "./respond.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { headerOf } from "./requestParts.js";
@@ -47,18 +48,28 @@ export class Offers {
 
   /** The offer without a sign-in challenge: the same for every request of this route and resource. */
   plain(route: PricedRoute, resourceUrl: string): Offer {
-    const resource = {
-      url: resourceUrl,
-      description: route.config.description ?? "",
-      mimeType: route.config.mimeType ?? "application/json",
+    const { config } = route;
+    const resource: ResourceInfo = {
+      url: config.resource ?? resourceUrl,
+      description: config.description ?? "",
+      mimeType: config.mimeType ?? "application/json",
     };
-    return { resource, accepts: route.requirements };
+    if (config.serviceName !== undefined) resource.serviceName = config.serviceName;
+    if (config.tags !== undefined) resource.tags = config.tags;
+    if (config.iconUrl !== undefined) resource.iconUrl = config.iconUrl;
+    const offer: Offer = { resource, accepts: route.requirements };
+    if (config.extensions !== undefined) offer.extensions = { ...config.extensions };
+    return offer;
   }
 
   async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
     const offer = this.plain(route, resourceUrl);
     const gate = this.deps.signInGateFor(route);
-    if (gate) offer.extensions = await gate.offer(this.signInContext(req, route, resourceUrl));
+    if (gate)
+      offer.extensions = {
+        ...offer.extensions,
+        ...(await gate.offer(this.signInContext(req, route, resourceUrl))),
+      };
     return offer;
   }
 

@@ -9,7 +9,7 @@ import type { PaywallObserver } from "./PaywallObserver.js";
 import type { Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { cborSettingsSchema } from "../pricing/cborRouteSettings.js";
-import { assetSchema, PRICING_DEFAULTS, routeSchema } from "../pricing/routeSettings.js";
+import { assetSchema, PRICING_DEFAULTS, routeSchema, type RouteInput } from "../pricing/routeSettings.js";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { outboundUrl } from "../common/outboundUrl.js";
 import { paywallSettingsIssues } from "./paywallSettingsIssues.js";
@@ -47,10 +47,16 @@ export const paywallSettingsSchema = z.strictObject({
     description:
       "The x402 facilitator that verifies and settles payments: `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }`.",
   }),
-  /** Default recipient of every route. */
-  payTo: z.string().min(1).meta({ description: "Default recipient of every route." }),
-  /** Default CAIP-2 network of every route. */
-  network: caip2Network.meta({ description: "Default CAIP-2 network of every route." }),
+  /** Default recipient of every route; needed only when some route or option names none. */
+  payTo: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "Default recipient of every route; needed only when some route or option names none." }),
+  /** Default CAIP-2 network of every route; needed only when some route or option names none. */
+  network: caip2Network.optional().meta({
+    description: "Default CAIP-2 network of every route; needed only when some route or option names none.",
+  }),
   /** Base URL the offers name as `resource.url`; without it the request's own host is used. */
   publicUrl: z.url().optional().meta({
     description: "Base URL the offers name as `resource.url`; without it the request's own host is used.",
@@ -68,11 +74,11 @@ export const paywallSettingsSchema = z.strictObject({
     }),
   /**
    * Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor?
-   * }`; anything else is free.
+   * }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.
    */
   routes: z.record(z.string(), routeSchema).meta({
     description:
-      'Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor? }`; anything else is free.',
+      'Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.',
   }),
   /** Tokens money strings may be paid in, beyond the built-in USDC table (e.g. a local test token). */
   assets: z.array(assetSchema).optional().meta({
@@ -347,7 +353,12 @@ export const x402OptionsSchema = paywallSettingsSchema
  * The paywall's options, whatever the adapter: a `requireTls` function receives the adapter's own request
  * `R` (Express's `Request` for `x402()`, Node's `IncomingMessage` for `x402Node()`).
  */
-export type PaywallOptions<R = never> = Omit<z.input<typeof x402OptionsSchema>, "requireTls"> & {
+export type PaywallOptions<R = never> = Omit<z.input<typeof x402OptionsSchema>, "requireTls" | "routes"> & {
+  /**
+   * Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor?
+   * }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.
+   */
+  routes: Record<string, RouteInput>;
   /**
    * As in the settings, or a function of the adapter's own request (Express's `Request` for `x402()`, Node's
    * `IncomingMessage` for `x402Node()`) returning whether HTTPS is required.
@@ -356,7 +367,14 @@ export type PaywallOptions<R = never> = Omit<z.input<typeof x402OptionsSchema>, 
 };
 export type ResolvedX402Options = z.output<typeof x402OptionsSchema>;
 
-export type { RouteConfig, PaymentOption, Price, AssetConfig } from "../pricing/routeSettings.js";
+export type {
+  RouteConfig,
+  RouteInput,
+  PaymentOption,
+  PaymentOptionInput,
+  Price,
+  AssetConfig,
+} from "../pricing/routeSettings.js";
 export type { RecognitionSettings } from "../recognition/recognitionSettings.js";
 export type { RevocationSettings } from "../recognition/revocationSettings.js";
 export type { FacilitatorSettings, FacilitatorHeaders } from "../facilitator/facilitatorSettings.js";

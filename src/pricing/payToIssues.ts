@@ -1,5 +1,6 @@
 import type { RouteConfig } from "./routeSettings.js";
 import { payToProblem } from "./payToProblem.js";
+import { NO_DEFAULT } from "./resolvePaymentOptions.js";
 
 /** A problem at a key path of the settings, as a zod refinement reports it. */
 export interface SettingsIssue {
@@ -13,13 +14,19 @@ export interface SettingsIssue {
  * options and the gateway config, so both refuse the same payees with the same key paths.
  */
 export function payToIssues(settings: {
-  payTo: string;
-  network: string;
+  payTo?: string | undefined;
+  network?: string | undefined;
   routes: Record<string, RouteConfig>;
 }): SettingsIssue[] {
   const issues: SettingsIssue[] = [];
   const seen = new Set<string>();
-  const check = (payTo: string, network: string, path: PropertyKey[], inherited: boolean) => {
+  const check = (
+    payTo: string | undefined,
+    network: string | undefined,
+    path: PropertyKey[],
+    inherited: boolean,
+  ) => {
+    if (payTo === undefined || network === undefined) return;
     const problem = payToProblem(payTo, network);
     const where = JSON.stringify(path);
     if (problem === undefined || seen.has(where)) return;
@@ -45,12 +52,24 @@ export function payToIssues(settings: {
     );
     for (const option of options) {
       const network = option.network ?? routeNetwork;
+      const missing = (["network", "payTo"] as const).filter(
+        (field) => (option[field] ?? route[field] ?? settings[field]) === undefined,
+      );
+      for (const field of missing) issues.push({ path: option.path, message: NO_DEFAULT(field) });
+      if (missing.length > 0) continue;
       if (option.payTo !== undefined) {
         check(option.payTo, network, [...option.path, "payTo"], false);
         continue;
       }
       // An inherited payTo already refused where it was written is not reported again.
-      if (network === checkedOn || payToProblem(payTo, checkedOn) !== undefined) continue;
+      if (
+        payTo === undefined ||
+        network === undefined ||
+        checkedOn === undefined ||
+        network === checkedOn ||
+        payToProblem(payTo, checkedOn) !== undefined
+      )
+        continue;
       const path = option.network !== undefined ? [...option.path, "network"] : ["routes", key, "network"];
       check(payTo, network, path, true);
     }

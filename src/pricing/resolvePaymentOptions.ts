@@ -5,8 +5,8 @@ import { PriceError, parseMoney } from "./parseMoney.js";
 
 /** Route-independent defaults a payment option falls back on. */
 export interface PricingDefaults {
-  payTo: string;
-  network: string;
+  payTo?: string | undefined;
+  network?: string | undefined;
   maxTimeoutSeconds: number;
   assets: AssetTable;
 }
@@ -16,7 +16,7 @@ function resolvePrice(
   network: string,
   assets: AssetTable,
 ): Pick<PaymentRequirements, "amount" | "asset" | "extra"> {
-  if (typeof price === "string") {
+  if (typeof price === "string" || typeof price === "number") {
     const asset = assets.defaultFor(network);
     if (!asset) {
       throw new PriceError(
@@ -24,7 +24,7 @@ function resolvePrice(
       );
     }
     const extra = asset.name !== undefined ? { name: asset.name, version: asset.version ?? "1" } : undefined;
-    return { amount: parseMoney(price, asset.decimals).toString(), asset: asset.address, extra };
+    return { amount: parseMoney(String(price), asset.decimals).toString(), asset: asset.address, extra };
   }
   if (BigInt(price.amount) === 0n)
     throw new PriceError("the amount is zero: leave a free route out of the table");
@@ -34,6 +34,10 @@ function resolvePrice(
     (known?.name !== undefined ? { name: known.name, version: known.version ?? "1" } : undefined);
   return { amount: price.amount, asset: price.asset, extra };
 }
+
+/** The message for an option that names no `network` (or `payTo`) while neither the route nor the top level does. */
+export const NO_DEFAULT = (field: "payTo" | "network"): string =>
+  `no ${field}: give it here, on the route, or as the top-level \`${field}\``;
 
 /**
  * The requirements a route offers, in order: its own `price` first, then each of `accepts`.
@@ -45,14 +49,19 @@ export function resolvePaymentOptions(route: RouteConfig, defaults: PricingDefau
   options.push(...(route.accepts ?? []));
   return options.map((option, index) => {
     const network = option.network ?? route.network ?? defaults.network;
+    const payTo = option.payTo ?? route.payTo ?? defaults.payTo;
     try {
-      const { amount, asset, extra } = resolvePrice(option.price, network, defaults.assets);
+      if (network === undefined) throw new PriceError(NO_DEFAULT("network"));
+      if (payTo === undefined) throw new PriceError(NO_DEFAULT("payTo"));
+      const resolved = resolvePrice(option.price, network, defaults.assets);
+      const extra =
+        option.extra === undefined ? resolved.extra : { ...(resolved.extra ?? {}), ...option.extra };
       const requirements: PaymentRequirements = {
         scheme: option.scheme ?? route.scheme ?? "exact",
         network,
-        amount,
-        asset,
-        payTo: option.payTo ?? route.payTo ?? defaults.payTo,
+        amount: resolved.amount,
+        asset: resolved.asset,
+        payTo,
         maxTimeoutSeconds: option.maxTimeoutSeconds ?? route.maxTimeoutSeconds ?? defaults.maxTimeoutSeconds,
       };
       if (extra !== undefined) requirements.extra = extra;

@@ -35,22 +35,35 @@ export const atomicPriceSchema = z.strictObject({
   }),
 });
 
-export const priceSchema = z.union([moneyString, atomicPriceSchema], {
-  error: 'expected a money string ("$0.01") or { amount, asset, extra }',
+/** `0.01`: a money amount as a number, as the official packages take it (written without an exponent). */
+export const moneyNumber = z
+  .number()
+  .positive("expected a positive amount")
+  .refine((value) => /^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(String(value)), {
+    error: 'expected a money amount written without an exponent, such as 0.01 (or a string "$0.01")',
+  });
+
+export const priceSchema = z.union([moneyString, moneyNumber, atomicPriceSchema], {
+  error: 'expected a money string ("$0.01"), a number (0.01) or { amount, asset, extra }',
 });
 export type Price = z.infer<typeof priceSchema>;
+
+/** A `serviceName` or tag as the official resource info takes it: printable ASCII, 1 to 32 characters. */
+const printableShort = z
+  .string()
+  .regex(/^[\x20-\x7e]{1,32}$/, "expected 1 to 32 printable ASCII characters");
 
 export const paymentSchemeSchema = z.enum(["exact", "exact-pq"]);
 
 /** One accepted way to pay for a route; unset fields come from the route, then from the top level. */
 export const paymentOptionSchema = z.strictObject({
   /**
-   * Price of this option: a money string of the network's default asset (`"$0.01"`) or `{ amount, asset,
-   * extra }`.
+   * Price of this option: a money string (`"$0.01"`) or number (`0.01`) of the network's default asset, or
+   * `{ amount, asset, extra }`.
    */
   price: priceSchema.meta({
     description:
-      'Price of this option: a money string of the network\'s default asset (`"$0.01"`) or `{ amount, asset, extra }`.',
+      'Price of this option: a money string (`"$0.01"`) or number (`0.01`) of the network\'s default asset, or `{ amount, asset, extra }`.',
   }),
   /** `exact` (default) or `exact-pq`: an EIP-3009 authorization on EVM networks. */
   scheme: paymentSchemeSchema
@@ -70,6 +83,10 @@ export const paymentOptionSchema = z.strictObject({
   maxTimeoutSeconds: z.number().int().positive().optional().meta({
     description:
       "How long an authorization may take to settle, in seconds; default the top-level value (300).",
+  }),
+  /** Fields merged over the price's `extra` in the offered requirement (as `@x402/core` does). */
+  extra: z.record(z.string(), z.unknown()).optional().meta({
+    description: "Fields merged over the price's `extra` in the offered requirement (as `@x402/core` does).",
   }),
 });
 export type PaymentOption = z.infer<typeof paymentOptionSchema>;
@@ -96,11 +113,38 @@ export const routeSchema = z
     maxTimeoutSeconds: z.number().int().positive().optional().meta({
       description: "How long the payer's authorization may take to settle, in seconds. Default 300.",
     }),
-    /** Further (or, without `price`, all) accepted payment options. */
+    /**
+     * Further (or, without `price`, all) accepted payment options: one option, or a list (the official
+     * `RouteConfig` shapes).
+     */
     accepts: z
-      .array(paymentOptionSchema)
+      .union([paymentOptionSchema, z.array(paymentOptionSchema)])
+      .transform((accepts) => (Array.isArray(accepts) ? accepts : [accepts]))
       .optional()
-      .meta({ description: "Further (or, without `price`, all) accepted payment options." }),
+      .meta({
+        description:
+          "Further (or, without `price`, all) accepted payment options: one option, or a list (the official `RouteConfig` shapes).",
+      }),
+    /** The offer's `resource.url` for this route, instead of the request's own URL. */
+    resource: z.url().optional().meta({
+      description: "The offer's `resource.url` for this route, instead of the request's own URL.",
+    }),
+    /** Name of the service, shown in the offer (`resource.serviceName`): printable ASCII, up to 32. */
+    serviceName: printableShort.optional().meta({
+      description: "Name of the service, shown in the offer (`resource.serviceName`): printable ASCII, up to 32.",
+    }),
+    /** Up to 5 tags, shown in the offer (`resource.tags`): each printable ASCII, up to 32. */
+    tags: z.array(printableShort).max(5).optional().meta({
+      description: "Up to 5 tags, shown in the offer (`resource.tags`): each printable ASCII, up to 32.",
+    }),
+    /** URL of an icon for the resource, shown in the offer (`resource.iconUrl`). */
+    iconUrl: z.string().max(2048).optional().meta({
+      description: "URL of an icon for the resource, shown in the offer (`resource.iconUrl`).",
+    }),
+    /** Extensions declared for the route, sent as the offer's `extensions` (e.g. `bazaar`). */
+    extensions: z.record(z.string(), z.unknown()).optional().meta({
+      description: "Extensions declared for the route, sent as the offer's `extensions` (e.g. `bazaar`).",
+    }),
     /** What the resource is, shown in the offer (`resource.description`). */
     description: z
       .string()
@@ -141,6 +185,26 @@ export const routeSchema = z
     { error: "a priced route needs `price`, a non-empty `accepts`, or `cbor`" },
   );
 export type RouteConfig = z.infer<typeof routeSchema>;
+
+/**
+ * A payment option as code may write it: `scheme` typed `string` like the official `PaymentOption` (so a route
+ * typed with `@x402/core`'s `RouteConfig` is accepted as it is); an unknown scheme is refused at start-up.
+ */
+export type PaymentOptionInput = Omit<z.input<typeof paymentOptionSchema>, "scheme"> & {
+  /** `exact` (default) or `exact-pq`: an EIP-3009 authorization on EVM networks. */
+  scheme?: string | undefined;
+};
+
+/** A route as code may write it: {@link RouteConfig}'s input, with `scheme` typed `string` as the official one. */
+export type RouteInput = Omit<z.input<typeof routeSchema>, "scheme" | "accepts"> & {
+  /** `exact` (default) or `exact-pq` for the route's first option. */
+  scheme?: string | undefined;
+  /**
+   * Further (or, without `price`, all) accepted payment options: one option, or a list (the official
+   * `RouteConfig` shapes).
+   */
+  accepts?: PaymentOptionInput | PaymentOptionInput[] | undefined;
+};
 
 /** An asset the money-string parser may use, beyond the built-in table (e.g. a test token). */
 export const assetSchema = z.strictObject({

@@ -36,6 +36,9 @@ export const resourceInfoSchema = z.object({
   url: z.string(),
   description: z.string().optional(),
   mimeType: z.string().optional(),
+  serviceName: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  iconUrl: z.string().optional(),
 });
 export type ResourceInfo = z.infer<typeof resourceInfoSchema>;
 

@@ -76,7 +76,7 @@ describe("x402-gateway check-config", () => {
               `${file}:6:8 facilitator.url: environment variable FACILITATOR_URL_FOR_TEST is not set (set it, or write \${FACILITATOR_URL_FOR_TEST:-default})`,
             ]
           : []),
-        `${file}:13:12 routes["GET /priced"].price: expected a money string ("$0.01") or { amount, asset, extra }`,
+        `${file}:13:12 routes["GET /priced"].price: expected a money string ("$0.01"), a number (0.01) or { amount, asset, extra }`,
       ]);
     }
   });

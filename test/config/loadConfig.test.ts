@@ -139,7 +139,7 @@ describe("parseConfig", () => {
       'gateway.yaml:3:3 listen.hots: unknown key "hots"; expected one of: host, port, tls, allowPlainHttp',
       "gateway.yaml:4:3 listen.tls.certFile: missing required key (expected string)",
       "gateway.yaml:4:3 listen.tls.keyFile: missing required key (expected string)",
-      'gateway.yaml:13:12 routes["GET /api/apy"].price: expected a money string ("$0.01") or { amount, asset, extra }',
+      'gateway.yaml:13:12 routes["GET /api/apy"].price: expected a money string ("$0.01"), a number (0.01) or { amount, asset, extra }',
     ]);
   });
 
@@ -233,5 +233,53 @@ describe("loadConfig", () => {
     await expect(loadConfig("/nonexistent/g.yaml")).rejects.toThrow(
       /\/nonexistent\/g\.yaml \(root\): cannot read the file/,
     );
+  });
+});
+
+describe("the official route config shapes in the gateway config", () => {
+  const official = `listen:
+  port: 0
+facilitator:
+  url: http://127.0.0.1:4022
+upstreams:
+  - url: http://127.0.0.1:3001
+routes:
+  GET /protected-route:
+    accepts:
+      scheme: exact
+      price: $0.10
+      network: eip155:84532
+      payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+      maxTimeoutSeconds: 60
+      extra: { assetTransferMethod: eip3009 }
+    description: Access to premium content
+    mimeType: application/json
+    serviceName: Premium
+    tags: [premium, data]
+    extensions: { example: { info: { a: 1 } } }
+`;
+
+  it("takes a single-object accepts, extra, serviceName, tags and extensions, with no top-level payTo/network", () => {
+    const config = parseConfig(official, { file: FILE, env: {} });
+    const route = config.routes["GET /protected-route"];
+    expect(route?.accepts).toEqual([
+      {
+        scheme: "exact",
+        price: "$0.10",
+        network: "eip155:84532",
+        payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        maxTimeoutSeconds: 60,
+        extra: { assetTransferMethod: "eip3009" },
+      },
+    ]);
+    expect(route).toMatchObject({ serviceName: "Premium", tags: ["premium", "data"] });
+    expect(route?.extensions).toEqual({ example: { info: { a: 1 } } });
+  });
+
+  it("names the route whose option has no payTo when the top level has none either", () => {
+    const text = official.replace(/\n {6}payTo: .*\n/, "\n");
+    expect(problemsOf(text)).toEqual([
+      expect.stringMatching(/routes\["GET \/protected-route"\]\.accepts\[0\]: no payTo: give it here/),
+    ]);
   });
 });

@@ -731,7 +731,7 @@ describe.each(PAYWALL_ADAPTERS)("x402 flow under $name", (adapter) => {
     };
     it.each([
       [{ ...base, facilitator: { url: "not a url" } }, /facilitator/],
-      [{ ...base, payTo: undefined }, /payTo/],
+      [{ ...base, payTo: undefined, routes: { "GET /x": { price: "$1" } } }, /routes\["GET \/x"\].*no payTo/],
       [{ ...base, network: "base" }, /network: expected a CAIP-2/],
       [{ ...base, routes: { "GET /x": { price: "ten dollars" } } }, /routes\["GET \/x"\]\.price/],
       [{ ...base, routes: { "GET /x": {} } }, /routes\["GET \/x"\].*price/],
