@@ -297,7 +297,8 @@ function buildCborWire(
 }
 
 /** The EvmSigner's EIP-712 chain id: the paywall's `network` when it is an EVM one (`eip155:<id>`). */
-function evmChainOf(network: string): { chainId: number } | undefined {
+function evmChainOf(network: string | undefined): { chainId: number } | undefined {
+  if (network === undefined) return undefined;
   const match = /^eip155:([1-9][0-9]{0,15})$/.exec(network);
   const chainId = match === null ? NaN : Number(match[1]);
   return Number.isSafeInteger(chainId) ? { chainId } : undefined;

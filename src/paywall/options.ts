@@ -52,7 +52,9 @@ export const paywallSettingsSchema = z.strictObject({
     .string()
     .min(1)
     .optional()
-    .meta({ description: "Default recipient of every route; needed only when some route or option names none." }),
+    .meta({
+      description: "Default recipient of every route; needed only when some route or option names none.",
+    }),
   /** Default CAIP-2 network of every route; needed only when some route or option names none. */
   network: caip2Network.optional().meta({
     description: "Default CAIP-2 network of every route; needed only when some route or option names none.",

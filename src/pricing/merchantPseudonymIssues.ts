@@ -29,11 +29,11 @@ export function merchantPseudonymProblem(pseudonym: string, payees: readonly str
  * wallet. Shared by `x402()` options and the gateway config, so both refuse it at the same key path.
  */
 export function merchantPseudonymIssues(settings: {
-  payTo: string;
+  payTo?: string | undefined;
   routes: Record<string, RouteConfig>;
   cbor?: { merchantPseudonym?: string | undefined } | undefined;
 }): SettingsIssue[] {
-  const payees = [settings.payTo];
+  const payees = settings.payTo === undefined ? [] : [settings.payTo];
   for (const route of Object.values(settings.routes)) {
     if (route.payTo !== undefined) payees.push(route.payTo);
     for (const option of route.accepts ?? []) if (option.payTo !== undefined) payees.push(option.payTo);

@@ -49,9 +49,7 @@ export const priceSchema = z.union([moneyString, moneyNumber, atomicPriceSchema]
 export type Price = z.infer<typeof priceSchema>;
 
 /** A `serviceName` or tag as the official resource info takes it: printable ASCII, 1 to 32 characters. */
-const printableShort = z
-  .string()
-  .regex(/^[\x20-\x7e]{1,32}$/, "expected 1 to 32 printable ASCII characters");
+const printableShort = z.string().regex(/^[\x20-\x7e]{1,32}$/, "expected 1 to 32 printable ASCII characters");
 
 export const paymentSchemeSchema = z.enum(["exact", "exact-pq"]);
 
@@ -131,7 +129,8 @@ export const routeSchema = z
     }),
     /** Name of the service, shown in the offer (`resource.serviceName`): printable ASCII, up to 32. */
     serviceName: printableShort.optional().meta({
-      description: "Name of the service, shown in the offer (`resource.serviceName`): printable ASCII, up to 32.",
+      description:
+        "Name of the service, shown in the offer (`resource.serviceName`): printable ASCII, up to 32.",
     }),
     /** Up to 5 tags, shown in the offer (`resource.tags`): each printable ASCII, up to 32. */
     tags: z.array(printableShort).max(5).optional().meta({

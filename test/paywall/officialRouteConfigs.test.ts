@@ -282,10 +282,7 @@ describe("the rest of the official RouteConfig fields", () => {
   });
 
   it("the top-level payTo and network still fill a route that names neither", async () => {
-    const base = await serve(
-      { "GET /old": { price: "$0.01" } },
-      { payTo: PAY_TO, network: "eip155:84532" },
-    );
+    const base = await serve({ "GET /old": { price: "$0.01" } }, { payTo: PAY_TO, network: "eip155:84532" });
     const offer = await offerAt(`${base}/old`);
     expect(offer.accepts[0]).toMatchObject({ payTo: PAY_TO, network: "eip155:84532", amount: "10000" });
   });
