@@ -271,8 +271,12 @@ export class CborPaymentWire implements PaymentWire<
       );
     } catch (error) {
       if (!(error instanceof SignerUnavailableError)) throw error;
-      throw new GatewayError("signer_unavailable", error.message, {
-        details: error.details,
+      // The client hears which account could not be checked, never the node's address or its failure
+      // (those stay in the cause, for the logs).
+      const { account } = error.details;
+      const told = "the signer backend could not check this signature now; retry later";
+      throw new GatewayError("signer_unavailable", told, {
+        details: account === undefined ? {} : { account },
         cause: error,
         retryAfterSeconds: 5,
       });

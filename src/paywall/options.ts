@@ -48,13 +48,9 @@ export const paywallSettingsSchema = z.strictObject({
       "The x402 facilitator that verifies and settles payments: `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }`.",
   }),
   /** Default recipient of every route; needed only when some route or option names none. */
-  payTo: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({
-      description: "Default recipient of every route; needed only when some route or option names none.",
-    }),
+  payTo: z.string().min(1).optional().meta({
+    description: "Default recipient of every route; needed only when some route or option names none.",
+  }),
   /** Default CAIP-2 network of every route; needed only when some route or option names none. */
   network: caip2Network.optional().meta({
     description: "Default CAIP-2 network of every route; needed only when some route or option names none.",

@@ -187,18 +187,21 @@ describe.each(CBOR_TARGET_KINDS)("LayerTwoSigner through %s", (kind) => {
 
 describe.each(CBOR_TARGET_KINDS)("LayerTwoSigner with its node down, through %s", (kind) => {
   let target: CborTarget;
+  let dead: string;
   beforeAll(async () => {
-    const dead = `http://127.0.0.1:${await findFreePort("127.0.0.1")}`;
+    dead = `http://127.0.0.1:${await findFreePort("127.0.0.1")}`;
     target = await startCborTarget(kind, settings(dead), now);
   });
   afterAll(() => target?.stop());
 
-  it("a contract account's payment fails closed: 503 signer_unavailable with Retry-After, nothing debited or served", async () => {
+  it("a contract account's payment fails closed: 503 signer_unavailable with Retry-After, nothing debited or served, the node's address not told", async () => {
     const key = await accountKey();
     const before = balanceOf(key);
     const settled = facilitator.book.settlements();
     const paid = await payCborRoute(`${target.url}/quote`, { key, now: time });
     expect(paid.response.status).toBe(503);
+    const told = Buffer.from(await paid.response.clone().arrayBuffer()).toString("latin1");
+    expect(told).not.toContain(new URL(dead).host);
     expect(await refusalCode(paid.response)).toBe("signer_unavailable");
     expect(paid.response.headers.get("retry-after")).not.toBeNull();
     expect(balanceOf(key)).toBe(before);
