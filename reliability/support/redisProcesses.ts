@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findFreePort } from "../../src/dev/findFreePort.js";
+import { REDIS_TEST_ARGS as BASE_ARGS } from "./startRedisServer.js";
 
 /** One `redis-server` (or sentinel) process in its own process group, killed with its group. */
 export interface RedisProcess {
@@ -69,18 +70,6 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
     await sleep(100);
   }
 }
-
-const BASE_ARGS = [
-  "--bind",
-  "127.0.0.1",
-  "--save",
-  "",
-  "--appendonly",
-  "no",
-  // DEBUG SLEEP (a stalled replica) from loopback only.
-  "--enable-debug-command",
-  "local",
-];
 
 /** A 3-master / 3-replica Redis Cluster on loopback. */
 export interface RedisCluster {

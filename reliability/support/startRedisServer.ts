@@ -16,28 +16,24 @@ export interface RedisServer {
   sleep(seconds: number): Promise<void>;
 }
 
+/** Every test Redis: loopback only, nothing on disk, DEBUG SLEEP (the "slow Redis" fault) from loopback only. */
+export const REDIS_TEST_ARGS = [
+  "--bind",
+  "127.0.0.1",
+  "--save",
+  "",
+  "--appendonly",
+  "no",
+  "--enable-debug-command",
+  "local",
+];
+
 /** Starts `redis-server --port <free> --save "" --appendonly no`; never the machine's own Redis. */
 export async function startRedisServer(): Promise<RedisServer> {
   const port = await findFreePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(
-      "redis-server",
-      // DEBUG SLEEP (the "slow Redis" fault) is allowed from loopback only.
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--enable-debug-command",
-        "local",
-      ],
-      { stdio: "ignore" },
-    );
+    child = spawn("redis-server", ["--port", String(port), ...REDIS_TEST_ARGS], { stdio: "ignore" });
     await waitForPort(port, 10_000);
   };
   const kill = async () => {
