@@ -1,7 +1,9 @@
 import { execFile } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { bundlePackage } from "../scripts/bundle.js";
 import { median } from "./measure.js";
 import type { BenchSettings, Section } from "./Section.js";
 
@@ -39,23 +41,14 @@ const fixed = (value: number, digits = 0) =>
   value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /**
- * 10. Cold start: `import("x402-gateway")` of the built package (tsc into .cache/cold-start, as
+ * 10. Cold start: `import("x402-gateway")` of the built package (bundled into .cache/cold-start, as
  * `npm run build` builds dist/) against the official `@x402/express` + `@x402/evm` + `@x402/core`, each in
  * a fresh process, in turn, so a ratio is taken pair by pair.
  */
 export async function coldStartScenario(settings: BenchSettings): Promise<Section> {
   const outDir = join(process.cwd(), ".cache", "cold-start");
-  await run(process.execPath, [
-    join(process.cwd(), "node_modules", "typescript", "bin", "tsc"),
-    "-p",
-    "tsconfig.build.json",
-    "--outDir",
-    outDir,
-    "--declaration",
-    "false",
-    "--sourceMap",
-    "false",
-  ]);
+  await rm(outDir, { recursive: true, force: true });
+  await bundlePackage(outDir);
   const OURS = "x402-gateway (package root)";
   const OFFICIAL = "official @x402/express + @x402/evm + @x402/core";
   const contenders: Record<string, string[]> = {

@@ -53,11 +53,22 @@ describe("the published package", () => {
         "config/gateway.example.yaml",
         "config/gateway.schema.json",
       ]);
+      // scripts/bundle.ts: one file per entry point at its dist path, the code they share in dist/chunks/.
+      const entries = [...Object.values(pkg.bin), ...Object.values(pkg.exports)]
+        .map((target) => (typeof target === "string" ? target : target.default))
+        .filter((path) => path.endsWith(".js"))
+        .map((path) => path.replace(/^\.\//, ""));
       const built = files.filter((path) => path.startsWith("dist/") && path.endsWith(".js"));
-      const expected = publishedSources().map((path) =>
-        path.replace(/^src\//, "dist/").replace(/\.ts$/, ".js"),
+      expect(built.filter((path) => !path.startsWith("dist/chunks/")).sort()).toEqual(
+        [...new Set(entries)].sort(),
       );
-      expect(built.sort()).toEqual(expected.sort());
+      expect(built.filter((path) => path.startsWith("dist/chunks/")).length).toBeGreaterThan(0);
+      // tsc: the types of every published source, so a consumer's editor sees the whole API.
+      const types = files.filter((path) => path.startsWith("dist/") && path.endsWith(".d.ts"));
+      const expected = publishedSources().map((path) =>
+        path.replace(/^src\//, "dist/").replace(/\.ts$/, ".d.ts"),
+      );
+      expect(types.sort()).toEqual(expected.sort());
       for (const target of [...Object.values(pkg.bin), ...Object.values(pkg.exports)]) {
         const path = (typeof target === "string" ? target : target.default).replace(/^\.\//, "");
         expect(files, path).toContain(path);
