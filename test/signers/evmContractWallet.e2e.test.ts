@@ -93,6 +93,13 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
+it("the local CBOR facilitator given the chain's node says at /supported that it checks contract wallets", async () => {
+  const supported = (await (await fetch(`${facilitator.url}/supported`)).json()) as {
+    signers: { EvmSigner: { chainId: number; contractWallets: boolean } };
+  };
+  expect(supported.signers.EvmSigner).toEqual({ chainId: CHAIN_ID, contractWallets: true });
+});
+
 describe.each(CBOR_TARGET_KINDS)("EvmSigner, an EIP-1271 contract wallet, through %s", (kind) => {
   let target: CborTarget;
   beforeAll(async () => {
