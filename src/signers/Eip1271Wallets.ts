@@ -25,9 +25,13 @@ const IS_VALID_SIGNATURE_ABI = [
 export interface Eip1271WalletsOptions {
   /** The chain's JSON-RPC URL: `https://`, or `http://` on loopback only. */
   rpcUrl: string;
+  /** Timeout of one `isValidSignature` call, in ms (default 5000); the call is not retried. */
   timeoutMs?: number;
+  /** How long a wallet's valid answer on one (digest, signature) is kept, in ms (default 60000). */
   cacheTtlMs?: number;
+  /** Valid answers kept (least recently used dropped first; default 10000). */
   maxEntries?: number;
+  /** The fetch the node is called with (default the global one). */
   fetch?: typeof fetch;
 }
 
