@@ -128,6 +128,8 @@ async function main(): Promise<number> {
         { ...starknetDevPayerAccount(stack.layer2.devAccounts[0]!), balances: CBOR_DEV_BALANCES },
       ],
       layerTwo: { chainId: STAND_IN_CHAIN_NAME, rpcUrl: stack.layer2.url },
+      // EIP-1271 contract wallets on anvil, as the gateway (its rpcUrls) asks them.
+      evmRpcUrl: stack.rpcUrl,
       log: (line) => console.log(`  ${line}`),
     });
     cleanups.push(() => cborFacilitator.stop());

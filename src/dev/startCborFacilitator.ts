@@ -59,6 +59,8 @@ export interface StartCborFacilitatorOptions {
   layerTwo?: LayerTwoSignerOptions;
   /** The EvmSigner's EIP-712 chain id (default 31337, anvil's: the local stack's EVM chain). */
   evmChainId?: number;
+  /** That chain's JSON-RPC URL: EIP-1271 contract wallets are asked through it (without it only EOAs pay). */
+  evmRpcUrl?: string;
   /** The key of the DEMO humanity issuer at `POST /humanity` (default the public demo key). */
   humanityIssuer?: SigningKey;
   /**
@@ -126,7 +128,10 @@ export async function startCborFacilitator(
     book,
     receiptKey,
     now,
-    signers: SignerRegistry.standard(options.layerTwo, { chainId: options.evmChainId ?? 31337 }),
+    signers: SignerRegistry.standard(options.layerTwo, {
+      chainId: options.evmChainId ?? 31337,
+      rpcUrl: options.evmRpcUrl,
+    }),
   });
   const humanityIssuer = options.humanityIssuer ?? demoHumanityIssuer();
   const calls = {
@@ -150,7 +155,7 @@ export async function startCborFacilitator(
         chainId: options.layerTwo?.chainId ?? LAYER_TWO_SIGNER_DEFAULTS.chainId,
         contractAccounts: options.layerTwo?.rpcUrl !== undefined,
       },
-      EvmSigner: { chainId: options.evmChainId ?? 31337, contractWallets: false },
+      EvmSigner: { chainId: options.evmChainId ?? 31337, contractWallets: options.evmRpcUrl !== undefined },
     },
     receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
     proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },

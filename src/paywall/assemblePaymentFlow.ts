@@ -38,6 +38,7 @@ import { PaymentFlow } from "./PaymentFlow.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { X402OptionsError } from "./X402OptionsError.js";
 import { CborPaymentWire } from "./CborPaymentWire.js";
+import type { EvmSignerOptions } from "../signers/EvmSigner.js";
 import { SignerRegistry } from "../signers/SignerRegistry.js";
 import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
 import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
@@ -283,7 +284,7 @@ function buildCborWire(
   const recognition = typeof settings.recognition === "object" ? settings.recognition : undefined;
   const signers = SignerRegistry.standard(
     { ...layerTwo, rpcUrl: layerTwo?.rpcUrl ?? recognition?.rpcUrl, fetch: settings.fetch },
-    evmChainOf(settings.network),
+    evmSignerOf(settings),
   );
   return new CborPaymentWire({
     signers,
@@ -296,12 +297,17 @@ function buildCborWire(
   });
 }
 
-/** The EvmSigner's EIP-712 chain id: the paywall's `network` when it is an EVM one (`eip155:<id>`). */
-function evmChainOf(network: string | undefined): { chainId: number } | undefined {
+/**
+ * The EvmSigner's EIP-712 chain id, the paywall's `network` when it is an EVM one (`eip155:<id>`), and that
+ * network's `rpcUrls` entry, through which EIP-1271 contract wallets are asked.
+ */
+function evmSignerOf(settings: ResolvedX402Options): EvmSignerOptions | undefined {
+  const { network } = settings;
   if (network === undefined) return undefined;
   const match = /^eip155:([1-9][0-9]{0,15})$/.exec(network);
   const chainId = match === null ? NaN : Number(match[1]);
-  return Number.isSafeInteger(chainId) ? { chainId } : undefined;
+  if (!Number.isSafeInteger(chainId)) return undefined;
+  return { chainId, rpcUrl: settings.rpcUrls[network], fetch: settings.fetch };
 }
 
 function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentLedger {

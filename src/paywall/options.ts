@@ -102,11 +102,12 @@ export const paywallSettingsSchema = z.strictObject({
   /**
    * JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out or
    * was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a payment is
-   * answered `503 settlement_unknown` and kept for a retry with the same payment.
+   * answered `503 settlement_unknown` and kept for a retry with the same payment. The `network`'s entry also
+   * checks EIP-1271 contract wallets' CBOR intents (EvmSigner).
    */
   rpcUrls: z.record(caip2Network, outboundUrl("a JSON-RPC URL")).default({}).meta({
     description:
-      'JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a payment is answered `503 settlement_unknown` and kept for a retry with the same payment.',
+      'JSON-RPC URL per CAIP-2 network (`"eip155:8453": "https://…"`). With it, a `/settle` that timed out or was cut is resolved on chain (EIP-3009 `authorizationState` and its events); without it such a payment is answered `503 settlement_unknown` and kept for a retry with the same payment. The `network`\'s entry also checks EIP-1271 contract wallets\' CBOR intents (EvmSigner).',
   }),
   /**
    * How long to keep asking the chain about an unknown settlement before answering `settlement_unknown`, in

@@ -81,6 +81,10 @@ export const ERROR_CATALOGUE = {
     status: 402,
     when: "CBOR: the intent names a signer backend of the seed this gateway does not build (`details.backend`, `phase`; docs/cbor.md, Signer backends)",
   },
+  signer_rpc_not_configured: {
+    status: 402,
+    when: "CBOR, EvmSigner: the signature does not recover to the subject's key (an EOA) and no `rpcUrls` entry for the paywall's `network` lets an EIP-1271 contract wallet be asked (docs/cbor.md, Signer backends)",
+  },
   humanity_claim_required: {
     status: 402,
     when: "CBOR, a route with `acceptsHumanityGate`: the payment carries no `humanity_claim`",
@@ -154,7 +158,7 @@ export const ERROR_CATALOGUE = {
   },
   signer_unavailable: {
     status: 503,
-    when: "CBOR: the layer-2 node could not check a contract account's signature (down, timed out, or none configured): refused, never let through; with `Retry-After`",
+    when: "CBOR: the layer-2 node could not check a contract account's signature (down, timed out, or none configured), or the EVM node an EIP-1271 contract wallet's (down, timed out): refused, never let through; with `Retry-After`",
   },
   revocation_unavailable: {
     status: 503,

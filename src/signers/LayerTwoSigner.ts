@@ -1,9 +1,9 @@
-import { LRUCache } from "lru-cache";
 import type * as StarknetModule from "starknet";
 import type { StarknetRpc } from "../starknet/StarknetRpc.js";
 import { StarknetRpcFailureError } from "../starknet/StarknetRpcFailureError.js";
 import type { IntentToVerify, SignerBackend, SignerVerdict } from "./SignerBackend.js";
 import { SignerUnavailableError } from "./SignerUnavailableError.js";
+import { SignerVerdictCache } from "./SignerVerdictCache.js";
 import { feltOfIdentity, starknetIntentTypedData } from "./starknetIntentTypedData.js";
 import { decodeStarknetSignature } from "./starknetSignatureWords.js";
 import { LAYER_TWO_SIGNER_DEFAULTS } from "./layerTwoSignerDefaults.js";
@@ -43,18 +43,15 @@ export class LayerTwoSigner implements SignerBackend {
   readonly name = "LayerTwoSigner";
   readonly signerIds = ["starknet-account", "starknet-key"] as const;
   readonly chainId: string;
-  /** `is_valid_signature` calls made, and answers served from the cache. */
-  readonly stats = { calls: 0, cached: 0 };
   private starknet: Promise<Starknet> | undefined;
   private rpc: Promise<StarknetRpc> | undefined;
-  private readonly verdicts: LRUCache<string, SignerVerdict>;
-  private readonly inFlight = new Map<string, Promise<SignerVerdict>>();
+  private readonly verdicts: SignerVerdictCache;
 
   constructor(private readonly options: LayerTwoSignerOptions = {}) {
     this.chainId = options.chainId ?? LAYER_TWO_SIGNER_DEFAULTS.chainId;
-    this.verdicts = new LRUCache({
-      max: options.maxEntries ?? LAYER_TWO_SIGNER_DEFAULTS.maxEntries,
-      ttl: options.cacheTtlMs ?? LAYER_TWO_SIGNER_DEFAULTS.cacheTtlMs,
+    this.verdicts = new SignerVerdictCache({
+      maxEntries: options.maxEntries ?? LAYER_TWO_SIGNER_DEFAULTS.maxEntries,
+      ttlMs: options.cacheTtlMs ?? LAYER_TWO_SIGNER_DEFAULTS.cacheTtlMs,
     });
     if (options.rpcUrl !== undefined) new URL(options.rpcUrl); // a bad URL fails at start, not per payment
   }
@@ -81,25 +78,18 @@ export class LayerTwoSigner implements SignerBackend {
     return this.askAccount(subject, hash, words);
   }
 
-  private async askAccount(account: string, hash: string, words: string[]): Promise<SignerVerdict> {
+  /** `is_valid_signature` calls made, and answers served from the cache. */
+  get stats(): { readonly calls: number; readonly cached: number } {
+    return this.verdicts.stats;
+  }
+
+  private askAccount(account: string, hash: string, words: string[]): Promise<SignerVerdict> {
     const key = `${account}|${hash}|${words.join(",")}`;
-    const known = this.verdicts.get(key);
-    if (known !== undefined) {
-      this.stats.cached++;
-      return known;
-    }
-    const pending = this.inFlight.get(key);
-    if (pending !== undefined) return pending;
-    const call = this.callAccount(account, hash, words).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, call);
-    const verdict = await call;
-    this.verdicts.set(key, verdict);
-    return verdict;
+    return this.verdicts.answer(key, () => this.callAccount(account, hash, words));
   }
 
   private async callAccount(account: string, hash: string, words: string[]): Promise<SignerVerdict> {
     const rpc = await this.loadRpc();
-    this.stats.calls++;
     let result: string[];
     try {
       result = await rpc.call(account, IS_VALID_SIGNATURE, [

@@ -30,7 +30,7 @@ export const SIGNER_TABLE: Record<SignerBackendName, SignerTableRow> = {
   EvmSigner: {
     signerIds: ["evm"],
     signs:
-      "an EOA's secp256k1 ECDSA over the intent as EIP-712 typed data (EIP-1271 contract wallets: not yet)",
+      "an EOA's secp256k1 ECDSA over the intent as EIP-712 typed data, or an EIP-1271 contract wallet (through the network's rpcUrls entry)",
     phase: "phase 4+",
     built: true,
   },

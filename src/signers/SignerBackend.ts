@@ -21,7 +21,12 @@ export interface IntentToVerify {
   signature: Uint8Array;
 }
 
-export type SignerVerdict = { valid: true } | { valid: false; reason: string };
+/**
+ * A backend's answer. A refusal is `verification_failed` unless it names another `code`:
+ * `signer_rpc_not_configured` when the signature could only be checked through a node none is configured for.
+ */
+export type SignerVerdict =
+  { valid: true } | { valid: false; reason: string; code?: "signer_rpc_not_configured" | undefined };
 
 /**
  * One signer backend: checks that an intent's `signature` is its subject's. A verdict of `false` is a

@@ -15,7 +15,12 @@ export type SignerRefusal =
       accepted: readonly SignerBackendName[];
       message: string;
     }
-  | { code: "verification_failed"; backend: SignerBackendName; signer: SignerId; message: string };
+  | {
+      code: "verification_failed" | "signer_rpc_not_configured";
+      backend: SignerBackendName;
+      signer: SignerId;
+      message: string;
+    };
 
 /**
  * The signer backends this process verifies with, by subject form. {@link verifyIntent} picks the
@@ -75,6 +80,7 @@ export class SignerRegistry {
     }
     const verdict = await backend.verify(intent);
     if (verdict.valid) return undefined;
-    return { code: "verification_failed", backend: name, signer, message: verdict.reason };
+    const code = verdict.code ?? "verification_failed";
+    return { code, backend: name, signer, message: verdict.reason };
   }
 }

@@ -5,10 +5,9 @@ import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev
 import { evmIntentKey } from "../../src/payer/evmIntentKey.js";
 import type { IntentKey } from "../../src/payer/IntentKey.js";
 import { payCborRoute } from "../../src/payer/payCborRoute.js";
-import { decodeClaim } from "../../src/protocol/cbor/Claim.js";
 import { payerIdOfClaim } from "../../src/protocol/cbor/payerIdOfClaim.js";
-import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
+import { expectEvmIntentPays } from "../support/expectEvmIntentPays.js";
 import { expectForgeriesRefused } from "../support/signerForgeries.js";
 
 const MERCHANT = "merchant:evm";
@@ -61,25 +60,19 @@ describe.each(CBOR_TARGET_KINDS)("EvmSigner through %s", (kind) => {
   afterAll(() => target?.stop());
 
   it("an EOA's EIP-712 intent pays: one debit, one credit, a receipt whose subject is ['evm', address]", async () => {
-    const key = await eoa();
-    expect(`0x${Buffer.from(key.publicKey).toString("hex")}`).toBe(anvilKey.address.toLowerCase());
-    const before = { payer: balanceOf(key)!, merchant: facilitator.merchantBalance(MERCHANT, "USDC") };
-    const settled = facilitator.book.settlements();
-    const recorded = settledAddresses.length;
-    const paid = await payCborRoute(`${target.url}/quote`, { key, now: time });
-    expect(paid.response.status).toBe(200);
-    expect(facilitator.book.settlements()).toBe(settled + 1);
-    expect(balanceOf(key)).toBe(before.payer - PRICE);
-    expect(facilitator.merchantBalance(MERCHANT, "USDC")).toBe(before.merchant + PRICE);
-    expect(verifyReceipt(paid.receipt!, facilitator.receiptKey).valid).toBe(true);
-    const claim = decodeClaim(paid.receipt!.claim);
-    expect(claim.signer).toBe("evm");
-    expect(Buffer.from(claim.subject).equals(Buffer.from(key.publicKey))).toBe(true);
     // The address recognition records is the EVM address the intent is bound to.
-    expect(settledAddresses.slice(recorded)).toEqual([anvilKey.address.toLowerCase()]);
+    const key = await eoa();
+    await expectEvmIntentPays(target, facilitator, key, {
+      address: anvilKey.address,
+      price: PRICE,
+      merchant: MERCHANT,
+      balance: () => balanceOf(key),
+      recorded: () => settledAddresses,
+      now: time,
+    });
   });
 
-  it("a tampered signature, another chain's, another address's, or a malformed one: 402, nothing debited", async () => {
+  it("a tampered signature, another chain's, another address's, or a malformed one: 402 signer_rpc_not_configured (no rpcUrls: no contract wallet can be asked), nothing debited", async () => {
     const honest = await eoa();
     const otherChain = await eoa(1);
     const stranger = await evmIntentKey({ privateKey: generatePrivateKey(), chainId: CHAIN_ID });
@@ -90,6 +83,7 @@ describe.each(CBOR_TARGET_KINDS)("EvmSigner through %s", (kind) => {
       malformed: new Uint8Array(64),
       balance: () => balanceOf(honest),
       now: time,
+      code: "signer_rpc_not_configured",
     });
   });
 

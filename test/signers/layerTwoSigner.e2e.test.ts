@@ -10,10 +10,10 @@ import { findFreePort } from "../../src/dev/findFreePort.js";
 import type { IntentKey } from "../../src/payer/IntentKey.js";
 import { payCborRoute } from "../../src/payer/payCborRoute.js";
 import { starknetIntentKey } from "../../src/payer/starknetIntentKey.js";
-import { decodeCanonical } from "../../src/protocol/cbor/decodeCanonical.js";
 import { payerIdOfClaim } from "../../src/protocol/cbor/payerIdOfClaim.js";
 import { verifyReceipt } from "../../src/protocol/cbor/verifyReceipt.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
+import { refusalCode } from "../support/refusalCode.js";
 import { expectForgeriesRefused } from "../support/signerForgeries.js";
 
 const MERCHANT = "merchant:layer-two";
@@ -38,17 +38,6 @@ const time = () => now() + 1000 * tick++;
 const accountKey = (chainId = CHAIN) =>
   starknetIntentKey({ privateKey: account.privateKey, account: account.address, chainId });
 const directStarkKey = () => starknetIntentKey({ privateKey: directKey.privateKey, chainId: CHAIN });
-
-/** The catalogue code of a refusal: the `x402-error` header (402), else the body's `error` (JSON or CBOR map). */
-async function refusalCode(response: Response): Promise<string | null> {
-  const header = response.headers.get("x402-error");
-  if (header !== null) return header;
-  const type = response.headers.get("content-type") ?? "";
-  if (type.includes("json")) return ((await response.json()) as { error: string }).error;
-  if (!type.includes("cbor")) return null;
-  const body = decodeCanonical(new Uint8Array(await response.arrayBuffer()));
-  return body instanceof Map ? (body.get("error") as string) : null;
-}
 
 function balanceOf(key: IntentKey): bigint | undefined {
   return facilitator.book.payerBalance(

@@ -25,14 +25,19 @@ export function forgeriesOf(
 }
 
 /**
- * Pays `target`'s `/quote` with each of {@link forgeriesOf} `honest` and expects `402 verification_failed`
- * with nothing moved: the honest payer's balance, the facilitator's settlements and what the route served.
+ * Pays `target`'s `/quote` with each of {@link forgeriesOf} `honest` and expects a 402 with `code` (default
+ * `verification_failed`) and nothing moved: the honest payer's balance, the facilitator's settlements and
+ * what the route served.
  */
 export async function expectForgeriesRefused(
   target: CborTarget,
   facilitator: RunningCborFacilitator,
   honest: IntentKey,
-  options: Parameters<typeof forgeriesOf>[1] & { balance: () => bigint | undefined; now: () => number },
+  options: Parameters<typeof forgeriesOf>[1] & {
+    balance: () => bigint | undefined;
+    now: () => number;
+    code?: string;
+  },
 ): Promise<void> {
   for (const key of forgeriesOf(honest, options)) {
     const before = options.balance();
@@ -40,7 +45,7 @@ export async function expectForgeriesRefused(
     const served = target.served("/quote");
     const paid = await payCborRoute(`${target.url}/quote`, { key, now: options.now });
     expect(paid.response.status).toBe(402);
-    expect(paid.response.headers.get("x402-error")).toBe("verification_failed");
+    expect(paid.response.headers.get("x402-error")).toBe(options.code ?? "verification_failed");
     expect(options.balance()).toBe(before);
     expect(facilitator.book.settlements()).toBe(settled);
     expect(target.served("/quote")).toBe(served);
