@@ -51,7 +51,8 @@ export function compileRouteBazaar(
   if (config.discovery !== undefined && given !== undefined)
     throw new Error("discovery: give `discovery` or `extensions.bazaar`, not both");
   if (config.discovery === undefined && given === undefined) return undefined;
-  const field = config.discovery === undefined ? "extensions.bazaar" : "discovery";
+  // "field: …" as the route table's other messages, so check-config points at the field.
+  const field = config.discovery === undefined ? "extensions: the bazaar declaration" : "discovery:";
   const declaration =
     config.discovery === undefined ? (given as BazaarDeclaration) : declareBazaar(config.discovery);
   const input = declaration.info.input;
@@ -62,17 +63,18 @@ export function compileRouteBazaar(
     const fits = body ? BODY_METHODS : QUERY_METHODS;
     if (!fits.includes(method))
       throw new Error(
-        `${field}: a ${method} route declares ${body ? "a body (bodyType)" : "query parameters (no bodyType)"}; ` +
-          `Bazaar reads ${body ? "a body on POST, PUT or PATCH" : "query parameters on GET, HEAD or DELETE"}`,
+        body
+          ? `${field} Bazaar reads a body (bodyType) on POST, PUT or PATCH, not on ${method}`
+          : `${field} Bazaar reads query parameters (no bodyType) on GET, HEAD or DELETE, not on ${method}`,
       );
     if (input.method !== undefined && input.method !== method)
-      throw new Error(`${field}.info.input.method: ${String(input.method)} on a ${method} route`);
+      throw new Error(`${field} info.input.method ${String(input.method)} on a ${method} route`);
   }
   const template = templateOf(key);
   const inputSchema = record(record(record(declaration.schema.properties)?.input)?.properties);
   if (input.pathParams !== undefined && template === undefined && inputSchema?.pathParams === undefined)
     throw new Error(
-      `${field}: pathParams on a route without :params needs ${config.discovery ? "pathParamsSchema" : "schema.properties.input.properties.pathParams"}`,
+      `${field} pathParams on a route without :params needs ${config.discovery ? "pathParamsSchema" : "schema.properties.input.properties.pathParams"}`,
     );
   return { declaration, kind: "http", body, template };
 }

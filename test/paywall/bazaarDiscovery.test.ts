@@ -14,7 +14,8 @@ import {
   type DiscoveryExtension,
 } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import type { X402Options } from "../../src/index.js";
+import { x402, type X402Options } from "../../src/index.js";
+import { catalogue } from "../support/bazaarCatalogue.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
@@ -82,19 +83,6 @@ function officialEnriched(
 ) {
   const context = { method, routePattern, adapter: { getPath: () => path } };
   return bazaarResourceServerExtension.enrichDeclaration?.(declared.bazaar, context);
-}
-
-/** What a facilitator does with a payment for the offer: validate and extract the declaration. */
-function catalogue(offer: PaymentRequired) {
-  const accepted = offer.accepts[0] as PaymentRequirements;
-  const payload: PaymentPayload = {
-    x402Version: 2,
-    resource: offer.resource,
-    accepted,
-    payload: {},
-    extensions: offer.extensions,
-  };
-  return extractDiscoveryInfo(payload, accepted);
 }
 
 describe.each(PAYWALL_ADAPTERS)("Bazaar discovery in JSON 402 offers ($name)", (adapter) => {
@@ -185,6 +173,78 @@ describe.each(PAYWALL_ADAPTERS)("Bazaar discovery in JSON 402 offers ($name)", (
       resourceUrl: `${base}/translate`,
       method: "POST",
       discoveryInfo: { input: { bodyType: "json", body: translate.input } },
+    });
+  });
+});
+
+describe("Bazaar declarations checked when x402() starts", () => {
+  const start = (routes: X402Options["routes"]) => () =>
+    x402({ facilitator: { url: facilitator.url }, payTo: PAY_TO, network: "eip155:84532", routes });
+
+  it.each([
+    [
+      "an official body declaration on a GET route",
+      {
+        "GET /x": { price: "$0.01", extensions: declareDiscoveryExtension({ bodyType: "json", input: {} }) },
+      },
+      /routes\["GET \/x"\]\.extensions: the bazaar declaration Bazaar reads a body \(bodyType\) on POST, PUT or PATCH, not on GET/,
+    ],
+    [
+      "a declaration whose method is another route's",
+      {
+        "DELETE /x": {
+          price: "$0.01",
+          extensions: {
+            bazaar: {
+              ...declareDiscoveryExtension({}).bazaar,
+              info: { input: { type: "http", method: "GET" } },
+            },
+          },
+        },
+      },
+      /routes\["DELETE \/x"\]\.extensions: the bazaar declaration info\.input\.method GET on a DELETE route/,
+    ],
+    [
+      "query parameters on a POST route",
+      { "POST /x": { price: "$0.01", discovery: { input: { q: "1" } } } },
+      /routes\["POST \/x"\]\.discovery: Bazaar reads query parameters \(no bodyType\) on GET, HEAD or DELETE, not on POST/,
+    ],
+    [
+      "a discovery on an OPTIONS route",
+      { "OPTIONS /x": { price: "$0.01", discovery: {} } },
+      /routes\["OPTIONS \/x"\]\.discovery: Bazaar reads query parameters \(no bodyType\) on GET, HEAD or DELETE, not on OPTIONS/,
+    ],
+    [
+      "an example nested past the depth limit",
+      {
+        "GET /x": {
+          price: "$0.01",
+          discovery: { output: { example: JSON.parse(`${'{"a":'.repeat(40)}1${"}".repeat(40)}`) } },
+        },
+      },
+      /routes\["GET \/x"\]\.discovery\.output\.example(\.a)+: nested deeper than 32 levels/,
+    ],
+  ])("refuses %s, naming the route and field", (_name, routes, message) => {
+    expect(start(routes as X402Options["routes"])).toThrow(message);
+  });
+
+  it("accepts an MCP tool's official declaration as it is, and offers it unchanged", async () => {
+    const tool = declareDiscoveryExtension({ toolName: "apy", inputSchema: { type: "object" } });
+    const app = PAYWALL_ADAPTERS[1]!.app(
+      {
+        facilitator: { url: facilitator.url },
+        payTo: PAY_TO,
+        network: "eip155:84532",
+        routes: { "POST /mcp": { price: "$0.01", extensions: tool } },
+      },
+      {},
+    );
+    const server = await listenOnLoopback(app);
+    servers.push(server);
+    const offer = await offerAt(`${server.url}/mcp`, { method: "POST" });
+    expect(offer.extensions).toEqual(tool);
+    expect(validateDiscoveryExtension(offer.extensions?.bazaar as DiscoveryExtension)).toEqual({
+      valid: true,
     });
   });
 });
