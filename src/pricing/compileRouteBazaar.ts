@@ -53,6 +53,10 @@ export function compileRouteBazaar(
   if (config.discovery === undefined && given === undefined) return undefined;
   // "field: …" as the route table's other messages, so check-config points at the field.
   const field = config.discovery === undefined ? "extensions: the bazaar declaration" : "discovery:";
+  if (config.price === undefined && (config.accepts?.length ?? 0) === 0)
+    throw new Error(
+      `${field} a route offered in CBOR only has no JSON offer to carry it (a CBOR offer has no extensions)`,
+    );
   const declaration =
     config.discovery === undefined ? (given as BazaarDeclaration) : declareBazaar(config.discovery);
   const input = declaration.info.input;

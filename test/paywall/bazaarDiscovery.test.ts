@@ -1,5 +1,6 @@
 import type { RequestListener } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import express from "express";
 import { privateKeyToAccount } from "viem/accounts";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
@@ -224,6 +225,13 @@ describe("Bazaar declarations checked when x402() starts", () => {
       },
       /routes\["GET \/x"\]\.discovery\.output\.example(\.a)+: nested deeper than 32 levels/,
     ],
+    [
+      "a discovery on a route offered in CBOR only",
+      {
+        "GET /x": { cbor: { currency: "USDC", amount: "1000", merchantPseudonym: "m:shop" }, discovery: {} },
+      },
+      /routes\["GET \/x"\]\.discovery: a route offered in CBOR only has no JSON offer to carry it/,
+    ],
   ])("refuses %s, naming the route and field", (_name, routes, message) => {
     expect(start(routes as X402Options["routes"])).toThrow(message);
   });
@@ -246,5 +254,25 @@ describe("Bazaar declarations checked when x402() starts", () => {
     expect(validateDiscoveryExtension(offer.extensions?.bazaar as DiscoveryExtension)).toEqual({
       valid: true,
     });
+  });
+});
+
+describe("Bazaar discovery below a mount path", () => {
+  it("the routeTemplate names the path a client calls (mount path included)", async () => {
+    const app = express();
+    app.use(
+      "/v1",
+      x402({ facilitator: { url: facilitator.url }, payTo: PAY_TO, network: "eip155:84532", routes: ROUTES }),
+    );
+    const server = await listenOnLoopback(app);
+    servers.push(server);
+    const offer = await offerAt(`${server.url}/v1/weather/lyon`);
+    const bazaar = offer.extensions?.bazaar as DiscoveryExtension;
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(bazaar).toMatchObject({
+      routeTemplate: "/v1/weather/:city",
+      info: { input: { pathParams: { city: "lyon" } } },
+    });
+    expect(catalogue(offer)).toMatchObject({ resourceUrl: `${server.url}/v1/weather/:city` });
   });
 });
