@@ -17,6 +17,8 @@ export type {
   PaywallPageSettings,
   PaywallProvider,
 } from "./paywall/options.js";
+export type { DiscoverySettings } from "./pricing/discoverySettings.js";
+export type { BazaarDeclaration } from "./pricing/declareBazaar.js";
 export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";

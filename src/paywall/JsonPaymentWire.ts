@@ -63,8 +63,8 @@ export class JsonPaymentWire implements PaymentWire<
   private readonly plainOffers: PlainOfferCache;
 
   constructor(private readonly deps: JsonPaymentWireDeps) {
-    this.plainOffers = new PlainOfferCache((route, resourceUrl) =>
-      encodePaymentRequired(PAYMENT_REQUIRED_ERROR, deps.offers.plain(route, resourceUrl)),
+    this.plainOffers = new PlainOfferCache((route, resourceUrl, req) =>
+      encodePaymentRequired(PAYMENT_REQUIRED_ERROR, deps.offers.plain(route, resourceUrl, req)),
     );
   }
 
@@ -78,7 +78,7 @@ export class JsonPaymentWire implements PaymentWire<
     if (!this.deps.hasSignIn(exchange.route)) {
       return sendEncodedPaymentRequired(
         exchange.res,
-        this.plainOffers.get(exchange.route, exchange.resourceUrl),
+        this.plainOffers.get(exchange.route, exchange.resourceUrl, exchange.req),
       );
     }
     sendPaymentRequired(exchange.res, PAYMENT_REQUIRED_ERROR, await exchange.offer());

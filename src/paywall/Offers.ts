@@ -4,6 +4,7 @@ import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
 import type { ResourceInfo } from "../protocol/schemas.js";
 import type { Offer } from "./respond.js";
 import type { RequestFacts } from "./RequestFacts.js";
+import { enrichBazaar } from "./enrichBazaar.js";
 import { headerOf } from "./requestParts.js";
 
 export interface OffersDeps {
@@ -46,8 +47,15 @@ export class Offers {
     return `${address || "localhost"}:${req.raw.socket.localPort ?? ""}`;
   }
 
-  /** The offer without a sign-in challenge: the same for every request of this route and resource. */
-  plain(route: PricedRoute, resourceUrl: string): Offer {
+  /**
+   * The offer without a sign-in challenge: the same for every request of this route, method and resource
+   * (`req.url` is the priced path and query the resource URL names).
+   */
+  plain(
+    route: PricedRoute,
+    resourceUrl: string,
+    req: Pick<RequestFacts, "method" | "url" | "mountPath">,
+  ): Offer {
     const { config } = route;
     const resource: ResourceInfo = {
       url: config.resource ?? resourceUrl,
@@ -59,11 +67,21 @@ export class Offers {
     if (config.iconUrl !== undefined) resource.iconUrl = config.iconUrl;
     const offer: Offer = { resource, accepts: route.requirements };
     if (config.extensions !== undefined) offer.extensions = { ...config.extensions };
+    if (route.bazaar !== undefined) {
+      const path = req.url.split("?")[0] ?? "/";
+      const bazaar = enrichBazaar(route.bazaar, {
+        method: req.method.toUpperCase(),
+        path,
+        mountPath: req.mountPath,
+      });
+      const { bazaar: _declared, ...others } = offer.extensions ?? {};
+      offer.extensions = bazaar === undefined ? others : { ...others, bazaar };
+    }
     return offer;
   }
 
   async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
-    const offer = this.plain(route, resourceUrl);
+    const offer = this.plain(route, resourceUrl, req);
     const gate = this.deps.signInGateFor(route);
     if (gate)
       offer.extensions = {

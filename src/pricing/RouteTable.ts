@@ -1,6 +1,7 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { RouteConfig } from "./routeSettings.js";
 import { CBOR_DEFAULTS } from "./cborRouteSettings.js";
+import { compileRouteBazaar, type RouteBazaar } from "./compileRouteBazaar.js";
 import { compileRoutePattern, type RoutePattern } from "./compileRoutePattern.js";
 import { lenientReadings } from "./lenientReadings.js";
 import { normalizePath, type NormalizedPath, type PathRejection } from "./normalizePath.js";
@@ -19,6 +20,8 @@ export interface PricedRoute {
   settle: "after" | "before";
   /** The route's `application/x402+cbor` offer, when it has one. */
   cbor?: CborRouteOffer | undefined;
+  /** The route's Bazaar discovery declaration (JSON offers' `extensions.bazaar`), when it has one. */
+  bazaar?: RouteBazaar | undefined;
 }
 
 export type RouteMatch =
@@ -76,7 +79,13 @@ export class RouteTable {
       } catch (error) {
         throw new RouteConfigError(key, (error as Error).message);
       }
-      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after", cbor });
+      let bazaar: RouteBazaar | undefined;
+      try {
+        bazaar = compileRouteBazaar(key, pattern, config);
+      } catch (error) {
+        throw new RouteConfigError(key, (error as Error).message);
+      }
+      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after", cbor, bazaar });
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);

@@ -1,7 +1,9 @@
 import { z } from "zod/v4";
 import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";
+import { bazaarDeclarationIssues } from "./bazaarDeclarationIssues.js";
 import { cborRouteSchema } from "./cborRouteSettings.js";
+import { discoverySchema } from "./discoverySettings.js";
 
 /** Defaults of the pricing settings, written once. */
 export const PRICING_DEFAULTS = {
@@ -140,9 +142,21 @@ export const routeSchema = z
     iconUrl: z.string().max(2048).optional().meta({
       description: "URL of an icon for the resource, shown in the offer (`resource.iconUrl`).",
     }),
-    /** Extensions declared for the route, sent as the offer's `extensions` (e.g. `bazaar`). */
+    /**
+     * Extensions declared for the route, sent as the offer's `extensions`; a `bazaar` one (e.g.
+     * `declareDiscoveryExtension(...)` spread in) is checked at start-up and gets the request's method.
+     */
     extensions: z.record(z.string(), z.unknown()).optional().meta({
-      description: "Extensions declared for the route, sent as the offer's `extensions` (e.g. `bazaar`).",
+      description:
+        "Extensions declared for the route, sent as the offer's `extensions`; a `bazaar` one (e.g. `declareDiscoveryExtension(...)` spread in) is checked at start-up and gets the request's method.",
+    }),
+    /**
+     * Bazaar discovery: what the route takes and answers, as `declareDiscoveryExtension` takes it; the offer
+     * carries it as `extensions.bazaar` (JSON 402s), with the request's method and path parameters.
+     */
+    discovery: discoverySchema.optional().meta({
+      description:
+        "Bazaar discovery: what the route takes and answers, as `declareDiscoveryExtension` takes it; the offer carries it as `extensions.bazaar` (JSON 402s), with the request's method and path parameters.",
     }),
     /** What the resource is, shown in the offer (`resource.description`). */
     description: z
@@ -182,7 +196,12 @@ export const routeSchema = z
   .refine(
     (route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0 || route.cbor !== undefined,
     { error: "a priced route needs `price`, a non-empty `accepts`, or `cbor`" },
-  );
+  )
+  .superRefine((route, ctx) => {
+    if (route.extensions?.bazaar === undefined) return;
+    for (const issue of bazaarDeclarationIssues(route.extensions.bazaar))
+      ctx.addIssue({ code: "custom", path: ["extensions", "bazaar", ...issue.path], message: issue.message });
+  });
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /**

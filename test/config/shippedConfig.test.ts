@@ -3,6 +3,8 @@ import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { demoHumanityIssuer } from "../../src/dev/demoHumanityIssuer.js";
 import { formatPricedRoutes } from "../../src/cli/start/formatPricedRoutes.js";
+import { enrichBazaar } from "../../src/paywall/enrichBazaar.js";
+import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
 
 const OPERATIONS = [
   "POST /api/stake",
@@ -26,6 +28,15 @@ describe("config/gateway.yaml", () => {
         .map((route) => route.key)
         .sort(),
     ).toEqual([...OPERATIONS].sort());
+  });
+
+  it("declares Bazaar discovery on GET /api/apy, valid for the official package once the method is filled", async () => {
+    const config = await loadConfig("config/gateway.yaml", { env: {} });
+    const apy = buildRouteTable(config).routes.find((route) => route.key === "GET /api/apy");
+    expect(apy?.bazaar).toBeDefined();
+    const offered = enrichBazaar(apy!.bazaar!, { method: "GET", path: "/api/apy", mountPath: "" });
+    expect(validateDiscoveryExtension(offered as unknown as DiscoveryExtension)).toEqual({ valid: true });
+    expect(offered?.info.output).toMatchObject({ type: "json", example: { success: true } });
   });
 
   it("npm start's table says which routes settle first", async () => {

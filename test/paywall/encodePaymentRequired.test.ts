@@ -70,10 +70,12 @@ describe("encodePaymentRequired", () => {
 describe("PlainOfferCache", () => {
   const routeA = { key: "GET /a" } as PricedRoute;
   const routeB = { key: "GET /b" } as PricedRoute;
+  const get = { method: "GET", url: "/a", mountPath: "" };
+  const post = { method: "POST", url: "/a", mountPath: "" };
   const counting = () => {
     const calls: string[] = [];
-    const cache = new PlainOfferCache((route, url) => {
-      calls.push(`${route.key} ${url}`);
+    const cache = new PlainOfferCache((route, url, req) => {
+      calls.push(`${route.key} ${url}${req.method === "GET" ? "" : ` ${req.method}`}`);
       return { header: `${route.key} ${url}`, body: url, bodyBytes: url.length };
     }, 2);
     return { calls, cache };
@@ -81,15 +83,23 @@ describe("PlainOfferCache", () => {
 
   it("encodes each route and resource URL once", () => {
     const { calls, cache } = counting();
-    expect(cache.get(routeA, "u1").header).toBe("GET /a u1");
-    expect(cache.get(routeA, "u1").header).toBe("GET /a u1");
-    expect(cache.get(routeB, "u1").header).toBe("GET /b u1");
+    expect(cache.get(routeA, "u1", get).header).toBe("GET /a u1");
+    expect(cache.get(routeA, "u1", get).header).toBe("GET /a u1");
+    expect(cache.get(routeB, "u1", get).header).toBe("GET /b u1");
     expect(calls).toEqual(["GET /a u1", "GET /b u1"]);
+  });
+
+  it("encodes each method apart (a Bazaar declaration names the request's method)", () => {
+    const { calls, cache } = counting();
+    cache.get(routeA, "u1", get);
+    cache.get(routeA, "u1", post);
+    cache.get(routeA, "u1", post);
+    expect(calls).toEqual(["GET /a u1", "GET /a u1 POST"]);
   });
 
   it("keeps at most maxPerRoute answers per route, starting over when full", () => {
     const { calls, cache } = counting();
-    for (const url of ["u1", "u2", "u3", "u1"]) expect(cache.get(routeA, url).body).toBe(url);
+    for (const url of ["u1", "u2", "u3", "u1"]) expect(cache.get(routeA, url, get).body).toBe(url);
     // u3 did not fit beside u1 and u2: the route's answers were dropped, so u1 is encoded again.
     expect(calls).toEqual(["GET /a u1", "GET /a u2", "GET /a u3", "GET /a u1"]);
   });
