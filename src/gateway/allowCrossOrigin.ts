@@ -1,4 +1,4 @@
-import type { CorsSettings } from "../config/gatewayConfigSchema.js";
+import type { CorsSettings } from "../config/gatewaySectionSchemas.js";
 import { addVary } from "../paywall/respond.js";
 import type { Middleware } from "./composeMiddleware.js";
 

@@ -2,7 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import helmet from "helmet";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/ConfigError.js";
-import type { AdminSettings, GatewayConfig } from "../config/gatewayConfigSchema.js";
+import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
+import type { AdminSettings } from "../config/gatewaySectionSchemas.js";
 import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
 import { sendError } from "../paywall/respond.js";
 import { nodeRequestFacts } from "../adapters/nodeRequestFacts.js";

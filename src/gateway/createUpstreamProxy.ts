@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 import { parse as parseLegacyUrl } from "node:url";
 import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
-import type { UpstreamSettings } from "../config/gatewayConfigSchema.js";
+import type { UpstreamSettings } from "../config/gatewaySectionSchemas.js";
 import { METHOD_OVERRIDE_HEADERS, PATH_OVERRIDE_HEADERS } from "../paywall/refuseOverrides.js";
 import { sendError } from "../paywall/respond.js";
 import { GatewayError } from "../protocol/errors.js";

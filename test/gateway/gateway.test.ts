@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { x402Node } from "../../src/adapters/node.js";
-import { GATEWAY_DEFAULTS } from "../../src/config/gatewayConfigSchema.js";
+import { GATEWAY_DEFAULTS } from "../../src/config/gatewaySectionSchemas.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../../src/protocol/cbor/profile.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
