@@ -1,7 +1,7 @@
 import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
-import type { ResourceInfo } from "../protocol/schemas.js";
+import type { PaymentRequirements, ResourceInfo } from "../protocol/schemas.js";
 import type { Offer } from "./respond.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { headerOf } from "./requestParts.js";
@@ -47,7 +47,7 @@ export class Offers {
   }
 
   /** The offer without a sign-in challenge: the same for every request of this route and resource. */
-  plain(route: PricedRoute, resourceUrl: string): Offer {
+  plain(route: PricedRoute, resourceUrl: string, accepts: PaymentRequirements[] = route.requirements): Offer {
     const { config } = route;
     const resource: ResourceInfo = {
       url: config.resource ?? resourceUrl,
@@ -57,13 +57,18 @@ export class Offers {
     if (config.serviceName !== undefined) resource.serviceName = config.serviceName;
     if (config.tags !== undefined) resource.tags = config.tags;
     if (config.iconUrl !== undefined) resource.iconUrl = config.iconUrl;
-    const offer: Offer = { resource, accepts: route.requirements };
+    const offer: Offer = { resource, accepts };
     if (config.extensions !== undefined) offer.extensions = { ...config.extensions };
     return offer;
   }
 
-  async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
-    const offer = this.plain(route, resourceUrl);
+  async offer(
+    req: RequestFacts,
+    route: PricedRoute,
+    resourceUrl: string,
+    accepts: PaymentRequirements[],
+  ): Promise<Offer> {
+    const offer = this.plain(route, resourceUrl, accepts);
     const gate = this.deps.signInGateFor(route);
     if (gate)
       offer.extensions = {

@@ -76,6 +76,7 @@ export class PaymentFlow {
       checker: deps.settlementChecker,
       spentTtlMs: deps.spentTtlMs,
       page: deps.paywallPage,
+      logger: deps.logger,
     });
     const unknown = new UnknownSettlements({
       ledger: deps.ledger,
@@ -129,7 +130,8 @@ export class PaymentFlow {
       route,
       info,
       resourceUrl,
-      offer: () => this.offers.offer(req, route, resourceUrl),
+      offer: () => this.offers.offer(req, route, resourceUrl, exchange.requirements ?? []),
+      requirements: route.dynamic === undefined ? route.requirements : undefined,
       // Node sets `destroyed` before a response emits 'close': no listener needed.
       gone: () => res.destroyed || req.raw.socket.destroyed,
       wire: this.json,

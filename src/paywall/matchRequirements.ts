@@ -6,14 +6,10 @@ export type RequirementsMatch =
   | { ok: false; field: string; expected: string; received: string };
 
 const sameAddress = (a: string, b: string): boolean => a === b || a.toLowerCase() === b.toLowerCase();
-const sameAmount = (a: string, b: string): boolean => {
-  if (a === b) return true;
-  try {
-    return BigInt(a) === BigInt(b);
-  } catch {
-    return false;
-  }
-};
+const DIGITS = /^[0-9]+$/;
+/** Two amounts in decimal digits that are the same integer (an empty or signed string is no amount). */
+const sameAmount = (a: string, b: string): boolean =>
+  DIGITS.test(a) && DIGITS.test(b) && (a === b || BigInt(a) === BigInt(b));
 
 /** The fields compared, in order, and how: addresses case-insensitively, amounts as integers. */
 const FIELDS: ReadonlyArray<[keyof PaymentRequirements, (ours: string, theirs: string) => boolean]> = [
