@@ -10,6 +10,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { x402, type X402Options } from "../../src/index.js";
 import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
+import { createGateway } from "../../src/gateway/createGateway.js";
 import { AssetTable } from "../../src/pricing/knownAssets.js";
 import { resolvePaymentOptions } from "../../src/pricing/resolvePaymentOptions.js";
 import type { RouteRequestContext } from "../../src/pricing/routeFunctions.js";
@@ -78,9 +79,9 @@ afterAll(async () => {
   await facilitator.close();
 });
 
-async function serve(routes: X402Options["routes"]): Promise<string> {
+async function serve(routes: X402Options["routes"], extra: Partial<X402Options> = {}): Promise<string> {
   const app = express();
-  app.use(x402({ facilitator: { url: facilitator.url }, routes }));
+  app.use(x402({ facilitator: { url: facilitator.url }, routes, ...extra }));
   app.use((_req, res) => {
     handled += 1;
     res.json({ report: { weather: "sunny", temperature: 70 } });
@@ -202,16 +203,27 @@ describe("a price function is asked again for the paid retry", () => {
 
 describe("functions that throw or return garbage", () => {
   it("a price function that throws: 500 route_function_failed, the handler not run, nothing verified or settled", async () => {
-    const base = await serve({
-      "GET /boom": {
-        accepts: {
-          ...option,
-          price: () => {
-            throw new Error("price oracle down");
+    const warned: Array<Record<string, unknown>> = [];
+    const silent = () => undefined;
+    const logger = {
+      debug: silent,
+      info: silent,
+      error: silent,
+      warn: (line: Record<string, unknown>) => void warned.push(line),
+    };
+    const base = await serve(
+      {
+        "GET /boom": {
+          accepts: {
+            ...option,
+            price: () => {
+              throw new Error("price oracle down");
+            },
           },
         },
       },
-    });
+      { logger },
+    );
     const seen = counts();
     const res = await fetch(`${base}/boom`);
     expect(res.status).toBe(500);
@@ -219,6 +231,10 @@ describe("functions that throw or return garbage", () => {
     expect(body).toMatchObject({ error: "route_function_failed", details: { field: "price" } });
     expect(body.message).not.toContain("oracle");
     expect(seen()).toEqual({ verify: 0, settle: 0, handled: 0 });
+    // The operator reads what it threw.
+    expect(warned).toContainEqual(
+      expect.objectContaining({ code: "route_function_failed", err: new Error("price oracle down") }),
+    );
   });
 
   it("a function that throws only on the paid retry: 500, nothing verified, settled or served", async () => {
@@ -518,6 +534,28 @@ describe("the gateway config", () => {
       contentType: "text/plain",
       body: "pay first",
     });
+  });
+
+  it("the gateway answers an unpaid API client with the configured body, the offer in PAYMENT-REQUIRED", async () => {
+    const config = gatewayConfigSchema.parse({
+      ...base,
+      facilitator: { url: facilitator.url },
+      logging: { level: "silent" },
+      routes: {
+        "GET /a": { ...route, unpaidResponseBody: { contentType: "text/plain", body: "pay first" } },
+      },
+    });
+    const gateway = await createGateway(config).listen();
+    try {
+      const res = await fetch(`${gateway.url}/a`);
+      expect(res.status).toBe(402);
+      expect(res.headers.get("content-type")).toBe("text/plain");
+      expect(await res.text()).toBe("pay first");
+      const offer = decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+      expect(offer.accepts[0]).toMatchObject({ amount: "10000", payTo: PAY_TO });
+    } finally {
+      await gateway.close();
+    }
   });
 
   it.each([
