@@ -17,6 +17,16 @@ export type {
   PaywallPageSettings,
   PaywallProvider,
 } from "./paywall/options.js";
+export type {
+  RouteRequestContext,
+  RouteRequestAdapter,
+  DynamicPrice,
+  DynamicPayTo,
+  ResponseBody,
+  UnpaidResponseBody,
+  SettlementFailedResponseBody,
+  SettlementFailure,
+} from "./pricing/routeFunctions.js";
 export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
