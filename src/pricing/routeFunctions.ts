@@ -67,11 +67,18 @@ export type SettlementFailedResponseBody = (
 
 /** A static response body, as a config file can give it: `{ contentType, body }`. */
 export const responseBodySchema = z.strictObject({
+  /** The answer's `Content-Type` (`application/json`, `text/plain; charset=utf-8`, …). */
   contentType: z
     .string()
     .regex(/^[\x21-\x7e][\x20-\x7e]*$/, "expected a media type such as application/json")
-    .max(256),
-  body: z.unknown(),
+    .max(256)
+    .meta({
+      description: "The answer's `Content-Type` (`application/json`, `text/plain; charset=utf-8`, …).",
+    }),
+  /** The body: a string, sent as is unless the type is JSON; anything else is sent as JSON. */
+  body: z.unknown().meta({
+    description: "The body: a string, sent as is unless the type is JSON; anything else is sent as JSON.",
+  }),
 });
 
 /** A function option of code (never in a config file). */
