@@ -117,6 +117,12 @@ describe("the official README's function examples, as they are", () => {
     const base = await serve(dynamicPricing);
     expect((await offerAt(`${base}/weather`)).accepts[0]).toMatchObject({ amount: "1000", payTo: PAY_TO });
     expect((await offerAt(`${base}/weather?tier=premium`)).accepts[0]).toMatchObject({ amount: "5000" });
+    // A browser's paywall page shows and offers the price computed for its request.
+    const page = await fetch(`${base}/weather?tier=premium`, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(402);
+    expect(await page.text()).toContain("0.005");
+    const header = decodePaymentRequiredHeader(page.headers.get("payment-required") ?? "");
+    expect(header.accepts[0]).toMatchObject({ amount: "5000" });
   });
 
   it("Dynamic Pricing: the official client pays the premium price once, and exactly that is settled", async () => {
@@ -170,6 +176,15 @@ describe("a price function is asked again for the paid retry", () => {
     });
     expect(calls).toBe(2);
     expect(seen()).toEqual({ verify: 0, settle: 0, handled: 0 });
+  });
+
+  it("an offer with a function is never served from the cache of encoded offers: the same URL is priced anew", async () => {
+    let cents = 0;
+    const base = await serve({
+      "GET /ticker": { accepts: { ...option, price: () => `$0.0${(cents += 1)}` } },
+    });
+    expect((await offerAt(`${base}/ticker`)).accepts[0]?.amount).toBe("10000");
+    expect((await offerAt(`${base}/ticker`)).accepts[0]?.amount).toBe("20000");
   });
 
   it("an async price function is awaited, and given the request's path, method, route and payment header", async () => {
