@@ -15,6 +15,7 @@ import { AssetTable } from "../../src/pricing/knownAssets.js";
 import { resolvePaymentOptions } from "../../src/pricing/resolvePaymentOptions.js";
 import type { RouteRequestContext } from "../../src/pricing/routeFunctions.js";
 import { GatewayError } from "../../src/protocol/errors.js";
+import { customResponseBody } from "../../src/paywall/customResponseBody.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
@@ -424,6 +425,41 @@ describe("unpaidResponseBody", () => {
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ error: code });
     expect(seen().handled).toBe(0);
+  });
+});
+
+describe("what a body function returns, as a property", () => {
+  it("any return value is either a { contentType, body } sent as given, or route_function_invalid", async () => {
+    const context = () => ({ path: "/", method: "GET" }) as RouteRequestContext;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ contentType: fc.string(), body: fc.anything() }),
+          fc.record({ contentType: fc.constantFrom("text/plain", "application/json"), body: fc.jsonValue() }),
+        ),
+        async (returned) => {
+          try {
+            const encoded = await customResponseBody(
+              { unpaidResponseBody: () => returned as never },
+              "unpaidResponseBody",
+              context,
+            );
+            const { contentType, body } = returned as { contentType: string; body: unknown };
+            expect(encoded?.contentType).toBe(contentType);
+            expect(contentType).toMatch(/^[\x21-\x7e][\x20-\x7e]*$/);
+            const text = encoded?.bytes.toString("utf8");
+            if (typeof body === "string" && contentType === "text/plain") expect(text).toBe(body);
+            else if (contentType === "application/json")
+              expect(JSON.parse(text ?? "")).toEqual(JSON.parse(JSON.stringify(body ?? {})));
+          } catch (error) {
+            expect(error).toBeInstanceOf(GatewayError);
+            expect((error as GatewayError).code).toBe("route_function_invalid");
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
