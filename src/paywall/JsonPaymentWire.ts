@@ -6,7 +6,7 @@ import type { PricedRoute } from "../pricing/RouteTable.js";
 import { GatewayError } from "../protocol/errors.js";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../protocol/schemas.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
-import { matchRequirements } from "./matchRequirements.js";
+import { fitsSeveral, matchRequirements } from "./matchRequirements.js";
 import type { Offers } from "./Offers.js";
 import { PlainOfferCache } from "./PlainOfferCache.js";
 import type { PaidEvent } from "./options.js";
@@ -165,6 +165,13 @@ export class JsonPaymentWire implements PaymentWire<
         "payment_mismatch",
         `the payment does not match this route: ${matched.field} differs`,
         { details: { field: matched.field, expected: matched.expected, received: matched.received } },
+      );
+    }
+    if (exchange.route.dynamic !== undefined && fitsSeveral(requirements, payload)) {
+      throw new GatewayError(
+        "payment_mismatch",
+        "the payment fits several of the options computed for this request: it must name exactly one",
+        { details: { field: "accepted", expected: "exactly one option", received: "several" } },
       );
     }
     return { payload, requirements: matched.requirements };

@@ -77,3 +77,12 @@ export function matchRequirements(
     }
   );
 }
+
+/**
+ * Whether the payment fits more than one option of a route with different terms (timeout or `extra`): for
+ * requirements computed per request, the payment must name exactly one of them.
+ */
+export function fitsSeveral(route: readonly PaymentRequirements[], payment: PaymentPayload): boolean {
+  const fitting = route.filter((ours) => compare(ours, payment).ok).map((ours) => JSON.stringify(ours));
+  return new Set(fitting).size > 1;
+}

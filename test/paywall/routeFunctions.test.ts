@@ -179,6 +179,31 @@ describe("a price function is asked again for the paid retry", () => {
     expect(seen()).toEqual({ verify: 0, settle: 0, handled: 0 });
   });
 
+  it("a payment that fits two computed options with different terms is refused; identical ones are one option", async () => {
+    const price = () => "$0.01";
+    const base = await serve({
+      "GET /two": {
+        accepts: [
+          { ...option, price, maxTimeoutSeconds: 60 },
+          { ...option, price, maxTimeoutSeconds: 120 },
+        ],
+      },
+      "GET /same": {
+        accepts: [
+          { ...option, price },
+          { ...option, price },
+        ],
+      },
+    });
+    const seen = counts();
+    const res = await official()(`${base}/two`);
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ error: "payment_mismatch", details: { received: "several" } });
+    expect(seen()).toEqual({ verify: 0, settle: 0, handled: 0 });
+    expect((await official()(`${base}/same`)).status).toBe(200);
+    expect(seen()).toEqual({ verify: 1, settle: 1, handled: 1 });
+  });
+
   it("an offer with a function is never served from the cache of encoded offers: the same URL is priced anew", async () => {
     let cents = 0;
     const base = await serve({
