@@ -19,6 +19,16 @@ export type {
 } from "./paywall/options.js";
 export type { DiscoverySettings } from "./pricing/discoverySettings.js";
 export type { BazaarDeclaration } from "./pricing/declareBazaar.js";
+export type {
+  RouteRequestContext,
+  RouteRequestAdapter,
+  DynamicPrice,
+  DynamicPayTo,
+  ResponseBody,
+  UnpaidResponseBody,
+  SettlementFailedResponseBody,
+  SettlementFailure,
+} from "./pricing/routeFunctions.js";
 export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";

@@ -123,7 +123,7 @@ export class CborPaymentWire implements PaymentWire<
     return `cbor|${decoded.intentDigest.toString("hex")}`;
   }
 
-  async check(route: PricedRoute, decoded: DecodedCborPayment): Promise<CheckedCborPayment> {
+  async check({ route }: Exchange, decoded: DecodedCborPayment): Promise<CheckedCborPayment> {
     const offer = cborOffer(route);
     const { intent, signature } = decoded;
     const match = matchCborContext(offer, intent.context, this.deps.now(), this.deps.skewSeconds);

@@ -3,6 +3,7 @@ import type { Logger } from "../common/Logger.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import { GatewayError } from "../protocol/errors.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
+import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import type { Offer } from "./respond.js";
@@ -19,6 +20,11 @@ export interface Exchange {
   /** The URL offers name (`resource.url`) and sign-in proofs must be for. */
   resourceUrl: string;
   offer: () => Promise<Offer>;
+  /**
+   * The JSON payment options of this request: the route's, or, for a route with `price`/`payTo` functions,
+   * `undefined` until computed for this request (a paid retry is matched against its own, never the offer's).
+   */
+  requirements: PaymentRequirements[] | undefined;
   /** Whether the client hung up before its response was complete. */
   gone: () => boolean;
   /** The payment format this request is answered in (base64 JSON until the client chose CBOR). */

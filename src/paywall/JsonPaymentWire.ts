@@ -6,7 +6,7 @@ import type { PricedRoute } from "../pricing/RouteTable.js";
 import { GatewayError } from "../protocol/errors.js";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../protocol/schemas.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
-import { matchRequirements } from "./matchRequirements.js";
+import { fitsSeveral, matchRequirements } from "./matchRequirements.js";
 import type { Offers } from "./Offers.js";
 import { PlainOfferCache } from "./PlainOfferCache.js";
 import type { PaidEvent } from "./options.js";
@@ -21,6 +21,14 @@ import {
 import { SettlementFailedError } from "./SettlementFailedError.js";
 import type { Exchange } from "./Exchange.js";
 import type { PaywallPage } from "./PaywallPage.js";
+import type { Logger } from "../common/Logger.js";
+import {
+  customResponseBody,
+  sendCustomPaymentRequired,
+  settlementFailure,
+  type EncodedBody,
+} from "./customResponseBody.js";
+import { routeRequestContext } from "./routeRequestContext.js";
 import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
 
 /** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
@@ -50,6 +58,7 @@ export interface JsonPaymentWireDeps {
   spentTtlMs: number;
   /** The page a browser gets instead of the JSON 402. */
   page?: PaywallPage | undefined;
+  logger?: Logger | undefined;
 }
 
 /** The x402 V2 default: base64 JSON headers, the `exact` options of the route, an x402 facilitator. */
@@ -70,12 +79,21 @@ export class JsonPaymentWire implements PaymentWire<
 
   async offerUnpaid(exchange: Exchange): Promise<void> {
     const { page } = this.deps;
+    const { route } = exchange;
     if (page?.answers(exchange)) {
       const offer = await exchange.offer();
       return page.send(exchange, offer, encodePaymentRequired(PAYMENT_REQUIRED_ERROR, offer).header);
     }
-    // Without a sign-in challenge nothing in the offer varies per request: send it encoded once.
-    if (!this.deps.hasSignIn(exchange.route)) {
+    if (route.config.unpaidResponseBody !== undefined) {
+      const custom = await customResponseBody(route.config, "unpaidResponseBody", () =>
+        routeRequestContext(exchange),
+      );
+      const { header } = encodePaymentRequired(PAYMENT_REQUIRED_ERROR, await exchange.offer());
+      return sendCustomPaymentRequired(exchange.res, header, custom as EncodedBody);
+    }
+    // Without a sign-in challenge or functions of the request nothing in the offer varies per request: send
+    // it encoded once.
+    if (route.dynamic === undefined && !this.deps.hasSignIn(route)) {
       return sendEncodedPaymentRequired(
         exchange.res,
         this.plainOffers.get(exchange.route, exchange.resourceUrl, exchange.req),
@@ -85,20 +103,47 @@ export class JsonPaymentWire implements PaymentWire<
   }
 
   async refuse(exchange: Exchange, error: GatewayError): Promise<void> {
-    const { res, route } = exchange;
+    const { res } = exchange;
     if (error.status !== 402) return sendError(res, error);
     let offer: Offer;
     try {
       offer = await exchange.offer();
     } catch {
-      offer = { resource: { url: exchange.resourceUrl }, accepts: route.requirements };
+      offer = { resource: { url: exchange.resourceUrl }, accepts: exchange.requirements ?? [] };
     }
-    sendPaymentRequired(
-      res,
-      error,
-      offer,
-      error instanceof SettlementFailedError ? error.settlement : undefined,
-    );
+    const settlement = error instanceof SettlementFailedError ? error.settlement : undefined;
+    const custom = settlement && (await this.settlementFailedBody(exchange, settlement));
+    if (custom !== undefined) {
+      const { header } = encodePaymentRequired(error, offer);
+      return sendCustomPaymentRequired(res, header, custom, settlement);
+    }
+    sendPaymentRequired(res, error, offer, settlement);
+  }
+
+  /**
+   * The route's own body for a failed settlement; when it cannot be had, the standard one (the client must
+   * still learn that its payment did not settle), and the failure is logged.
+   */
+  private async settlementFailedBody(
+    exchange: Exchange,
+    settlement: SettleResponse,
+  ): Promise<EncodedBody | undefined> {
+    const { config, key } = exchange.route;
+    if (config.settlementFailedResponseBody === undefined) return undefined;
+    try {
+      return await customResponseBody(
+        config,
+        "settlementFailedResponseBody",
+        () => routeRequestContext(exchange),
+        settlementFailure(settlement),
+      );
+    } catch (error) {
+      this.deps.logger?.warn(
+        { route: key, err: error },
+        "settlementFailedResponseBody failed: the standard settlement_failed body was sent",
+      );
+      return undefined;
+    }
   }
 
   decode(header: string): PaymentPayload {
@@ -109,13 +154,24 @@ export class JsonPaymentWire implements PaymentWire<
     return paymentIdentity(payload);
   }
 
-  check(route: PricedRoute, payload: PaymentPayload): JsonPayment {
-    const matched = matchRequirements(route.requirements, payload);
+  check(exchange: Exchange, payload: PaymentPayload): JsonPayment {
+    const { requirements } = exchange;
+    if (requirements === undefined)
+      throw new Error("the route's requirements were not computed for this request");
+    // A route with functions is matched against the requirements computed for this very request.
+    const matched = matchRequirements(requirements, payload);
     if (!matched.ok) {
       throw new GatewayError(
         "payment_mismatch",
         `the payment does not match this route: ${matched.field} differs`,
         { details: { field: matched.field, expected: matched.expected, received: matched.received } },
+      );
+    }
+    if (exchange.route.dynamic !== undefined && fitsSeveral(requirements, payload)) {
+      throw new GatewayError(
+        "payment_mismatch",
+        "the payment fits several of the options computed for this request: it must name exactly one",
+        { details: { field: "accepted", expected: "exactly one option", received: "several" } },
       );
     }
     return { payload, requirements: matched.requirements };

@@ -1,7 +1,7 @@
 import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { SignInContext, SignInGate } from "../recognition/SignInGate.js";
-import type { ResourceInfo } from "../protocol/schemas.js";
+import type { PaymentRequirements, ResourceInfo } from "../protocol/schemas.js";
 import type { Offer } from "./respond.js";
 import type { RequestFacts } from "./RequestFacts.js";
 import { enrichBazaar } from "./enrichBazaar.js";
@@ -49,12 +49,14 @@ export class Offers {
 
   /**
    * The offer without a sign-in challenge: the same for every request of this route, method and resource
-   * (`req.url` is the priced path and query the resource URL names).
+   * (`req.url` is the priced path and query the resource URL names), unless the route's options are
+   * computed per request (`accepts`).
    */
   plain(
     route: PricedRoute,
     resourceUrl: string,
     req: Pick<RequestFacts, "method" | "url" | "mountPath">,
+    accepts: PaymentRequirements[] = route.requirements,
   ): Offer {
     const { config } = route;
     const resource: ResourceInfo = {
@@ -65,7 +67,7 @@ export class Offers {
     if (config.serviceName !== undefined) resource.serviceName = config.serviceName;
     if (config.tags !== undefined) resource.tags = config.tags;
     if (config.iconUrl !== undefined) resource.iconUrl = config.iconUrl;
-    const offer: Offer = { resource, accepts: route.requirements };
+    const offer: Offer = { resource, accepts };
     if (config.extensions !== undefined) offer.extensions = { ...config.extensions };
     if (route.bazaar !== undefined) {
       const path = req.url.split("?")[0] ?? "/";
@@ -80,8 +82,13 @@ export class Offers {
     return offer;
   }
 
-  async offer(req: RequestFacts, route: PricedRoute, resourceUrl: string): Promise<Offer> {
-    const offer = this.plain(route, resourceUrl, req);
+  async offer(
+    req: RequestFacts,
+    route: PricedRoute,
+    resourceUrl: string,
+    accepts: PaymentRequirements[],
+  ): Promise<Offer> {
+    const offer = this.plain(route, resourceUrl, req, accepts);
     const gate = this.deps.signInGateFor(route);
     if (gate)
       offer.extensions = {

@@ -76,6 +76,7 @@ export class PaymentFlow {
       checker: deps.settlementChecker,
       spentTtlMs: deps.spentTtlMs,
       page: deps.paywallPage,
+      logger: deps.logger,
     });
     const unknown = new UnknownSettlements({
       ledger: deps.ledger,
@@ -129,7 +130,8 @@ export class PaymentFlow {
       route,
       info,
       resourceUrl,
-      offer: () => this.offers.offer(req, route, resourceUrl),
+      offer: () => this.offers.offer(req, route, resourceUrl, exchange.requirements ?? []),
+      requirements: route.dynamic === undefined ? route.requirements : undefined,
       // Node sets `destroyed` before a response emits 'close': no listener needed.
       gone: () => res.destroyed || req.raw.socket.destroyed,
       wire: this.json,
@@ -155,8 +157,16 @@ export class PaymentFlow {
   private report(error: GatewayError, route: PricedRoute | undefined, wire?: PaymentWire): void {
     const level = error.status >= 500 ? "warn" : "info";
     const format = wire === undefined || wire === this.json ? undefined : wire.label;
+    // What a route function threw is the operator's to read, never the client's.
+    const err = error.code === "route_function_failed" ? error.cause : undefined;
     this.deps.logger[level](
-      { code: error.code, route: route?.key, details: error.details, format },
+      {
+        code: error.code,
+        route: route?.key,
+        details: error.details,
+        format,
+        ...(err !== undefined ? { err } : {}),
+      },
       error.message,
     );
     safely(() => this.deps.onError?.({ error, code: error.code, route: route?.key }), this.deps.logger);

@@ -39,7 +39,7 @@ export interface PaymentWire<D = unknown, C = unknown, P = unknown, R = unknown>
    * Every check the gateway makes itself, before anything is reserved; throws the refusal. May be async
    * (a CBOR intent whose signer is a contract account is checked through the layer-2 node).
    */
-  check(route: PricedRoute, decoded: D): C | Promise<C>;
+  check(exchange: Exchange, decoded: D): C | Promise<C>;
   /**
    * With the payment reserved under `id`: what the format charges in the ledger beside it, then the
    * facilitator's verdict. Throws the refusal; the caller releases the reservation (and with it any charge).

@@ -16,6 +16,7 @@ import type { Settlements } from "./Settlements.js";
 import { verifyPayment } from "./verifyPayment.js";
 import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "./releaseReservation.js";
+import { routeRequestContext } from "./routeRequestContext.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -71,6 +72,10 @@ export class PricedRequests {
       );
     }
     const wire = exchange.wire;
+    // Functions of the request price its JSON options now, for the offer and for a paid retry alike (a CBOR
+    // route's price is its own).
+    if (route.dynamic !== undefined && wire === this.json)
+      exchange.requirements = await route.dynamic(routeRequestContext(exchange));
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");
@@ -81,7 +86,7 @@ export class PricedRequests {
     const id = wire.identity(decoded);
     const pending = this.unknown.get(id);
     if (pending) return this.retryPending(exchange, pending, header, next);
-    const checking = wire.check(route, decoded);
+    const checking = wire.check(exchange, decoded);
     const checked = checking instanceof Promise ? await checking : checking;
     const verified = await verifyPayment(this.deps, wire, checked, id, header);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.

@@ -6,14 +6,10 @@ export type RequirementsMatch =
   | { ok: false; field: string; expected: string; received: string };
 
 const sameAddress = (a: string, b: string): boolean => a === b || a.toLowerCase() === b.toLowerCase();
-const sameAmount = (a: string, b: string): boolean => {
-  if (a === b) return true;
-  try {
-    return BigInt(a) === BigInt(b);
-  } catch {
-    return false;
-  }
-};
+const DIGITS = /^[0-9]+$/;
+/** Two amounts in decimal digits that are the same integer (an empty or signed string is no amount). */
+const sameAmount = (a: string, b: string): boolean =>
+  DIGITS.test(a) && DIGITS.test(b) && (a === b || BigInt(a) === BigInt(b));
 
 /** The fields compared, in order, and how: addresses case-insensitively, amounts as integers. */
 const FIELDS: ReadonlyArray<[keyof PaymentRequirements, (ours: string, theirs: string) => boolean]> = [
@@ -80,4 +76,13 @@ export function matchRequirements(
       received: "none",
     }
   );
+}
+
+/**
+ * Whether the payment fits more than one option of a route with different terms (timeout or `extra`): for
+ * requirements computed per request, the payment must name exactly one of them.
+ */
+export function fitsSeveral(route: readonly PaymentRequirements[], payment: PaymentPayload): boolean {
+  const fitting = route.filter((ours) => compare(ours, payment).ok).map((ours) => JSON.stringify(ours));
+  return new Set(fitting).size > 1;
 }

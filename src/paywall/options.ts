@@ -9,7 +9,13 @@ import type { PaywallObserver } from "./PaywallObserver.js";
 import type { Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { cborSettingsSchema } from "../pricing/cborRouteSettings.js";
-import { assetSchema, PRICING_DEFAULTS, routeSchema, type RouteInput } from "../pricing/routeSettings.js";
+import {
+  assetSchema,
+  codeRouteSchema,
+  PRICING_DEFAULTS,
+  routeSchema,
+  type RouteInput,
+} from "../pricing/routeSettings.js";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { outboundUrl } from "../common/outboundUrl.js";
 import { paywallSettingsIssues } from "./paywallSettingsIssues.js";
@@ -210,6 +216,14 @@ const facilitatorOption = z
 /** Everything `x402()` accepts: the settings plus the objects only code can pass. */
 export const x402OptionsSchema = paywallSettingsSchema
   .extend({
+    /**
+     * Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor?
+     * }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.
+     */
+    routes: z.record(z.string(), codeRouteSchema).meta({
+      description:
+        'Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.',
+    }),
     /**
      * The facilitator: settings `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }`
      * (`headers` may be a function of the endpoint, for per-request auth), an object with

@@ -7,6 +7,7 @@ import type { RecognitionSettings } from "../recognition/recognitionSettings.js"
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
 import { OUTBOUND_URL_MESSAGE } from "../common/outboundUrl.js";
 import { revocationHoldProblem } from "../recognition/revocationSettings.js";
+import type { RouteConfig } from "../pricing/routeSettings.js";
 import type { PaywallSettings } from "./options.js";
 
 /** What a recognition without `publicUrl`/`allowedHosts` is told, wherever it is configured. */
@@ -23,8 +24,8 @@ export const RECOGNITION_HOST_MESSAGE =
 export function paywallSettingsIssues(
   settings: Pick<
     PaywallSettings,
-    "payTo" | "network" | "routes" | "recognition" | "publicUrl" | "allowedHosts" | "revocation" | "cbor"
-  > & { signInGate?: unknown },
+    "payTo" | "network" | "recognition" | "publicUrl" | "allowedHosts" | "revocation" | "cbor"
+  > & { signInGate?: unknown; routes: Record<string, RouteConfig> },
   ctx: z.RefinementCtx,
 ): void {
   const recognitions = recognitionsOf(settings);
@@ -44,7 +45,9 @@ export function paywallSettingsIssues(
 }
 
 /** Recognition nodes are called out to (or named to clients) like any outbound URL: https, or http on loopback. */
-function recognitionUrlIssues(settings: Pick<PaywallSettings, "recognition" | "routes">): SettingsIssue[] {
+function recognitionUrlIssues(
+  settings: Pick<PaywallSettings, "recognition"> & { routes: Record<string, RouteConfig> },
+): SettingsIssue[] {
   const at: Array<[PropertyKey[], RecognitionSettings]> = [];
   if (settings.recognition) at.push([["recognition"], settings.recognition]);
   for (const [key, route] of Object.entries(settings.routes)) {

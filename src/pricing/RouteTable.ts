@@ -7,7 +7,12 @@ import { lenientReadings } from "./lenientReadings.js";
 import { normalizePath, type NormalizedPath, type PathRejection } from "./normalizePath.js";
 import { resolveCborOffer, type CborPricingDefaults, type CborRouteOffer } from "./resolveCborOffer.js";
 import { RouteIndex } from "./RouteIndex.js";
-import { resolvePaymentOptions, type PricingDefaults } from "./resolvePaymentOptions.js";
+import {
+  resolvePaymentOptions,
+  type PricingDefaults,
+  type ResolvedOptions,
+} from "./resolvePaymentOptions.js";
+import type { RouteRequestContext } from "./routeFunctions.js";
 import { BaseError } from "../common/BaseError.js";
 
 /** A priced route, compiled once at start-up. */
@@ -15,8 +20,13 @@ export interface PricedRoute {
   key: string;
   pattern: RoutePattern;
   config: RouteConfig;
-  /** What the 402 offer lists, in order; also what a payment is matched against. */
+  /**
+   * What the 402 offer lists, in order; also what a payment is matched against. With {@link dynamic}, a
+   * template (scheme, network, timeout) whose computed fields are `""`: never offered nor matched.
+   */
   requirements: PaymentRequirements[];
+  /** For a route whose `price` or `payTo` is a function (code only): this request's requirements. */
+  dynamic?: ((context: RouteRequestContext) => Promise<PaymentRequirements[]>) | undefined;
   settle: "after" | "before";
   /** The route's `application/x402+cbor` offer, when it has one. */
   cbor?: CborRouteOffer | undefined;
@@ -67,9 +77,9 @@ export class RouteTable {
       } catch (error) {
         throw new RouteConfigError(key, `key: ${(error as Error).message}`);
       }
-      let requirements: PaymentRequirements[];
+      let options: ResolvedOptions;
       try {
-        requirements = resolvePaymentOptions(config, defaults);
+        options = resolvePaymentOptions(config, defaults);
       } catch (error) {
         throw new RouteConfigError(key, (error as Error).message);
       }
@@ -85,7 +95,17 @@ export class RouteTable {
       } catch (error) {
         throw new RouteConfigError(key, (error as Error).message);
       }
-      compiled.push({ key, pattern, config, requirements, settle: config.settle ?? "after", cbor, bazaar });
+      const { requirements, dynamic } = options;
+      compiled.push({
+        key,
+        pattern,
+        config,
+        requirements,
+        dynamic,
+        settle: config.settle ?? "after",
+        cbor,
+        bazaar,
+      });
     }
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);

@@ -35,8 +35,9 @@ export function merchantPseudonymIssues(settings: {
 }): SettingsIssue[] {
   const payees = settings.payTo === undefined ? [] : [settings.payTo];
   for (const route of Object.values(settings.routes)) {
-    if (route.payTo !== undefined) payees.push(route.payTo);
-    for (const option of route.accepts ?? []) if (option.payTo !== undefined) payees.push(option.payTo);
+    // A payee computed per request is not known here (the ADDRESS_SHAPES check still holds).
+    if (typeof route.payTo === "string") payees.push(route.payTo);
+    for (const option of route.accepts ?? []) if (typeof option.payTo === "string") payees.push(option.payTo);
   }
   const named: Array<{ pseudonym: string; path: PropertyKey[] }> = [];
   if (settings.cbor?.merchantPseudonym !== undefined)

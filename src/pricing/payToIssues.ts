@@ -1,5 +1,6 @@
 import type { RouteConfig } from "./routeSettings.js";
 import { payToProblem } from "./payToProblem.js";
+import type { DynamicPayTo } from "./routeFunctions.js";
 import { NO_DEFAULT } from "./resolvePaymentOptions.js";
 
 /** A problem at a key path of the settings, as a zod refinement reports it. */
@@ -13,6 +14,9 @@ export interface SettingsIssue {
  * option's, or one inherited onto a route whose own `network` it does not fit. Shared by `x402()`
  * options and the gateway config, so both refuse the same payees with the same key paths.
  */
+/** Stands for a payee computed per request: given, checked when it is computed. */
+const DYNAMIC = "";
+
 export function payToIssues(settings: {
   payTo?: string | undefined;
   network?: string | undefined;
@@ -26,7 +30,7 @@ export function payToIssues(settings: {
     path: PropertyKey[],
     inherited: boolean,
   ) => {
-    if (payTo === undefined || network === undefined) return;
+    if (payTo === undefined || payTo === DYNAMIC || network === undefined) return;
     const problem = payToProblem(payTo, network);
     const where = JSON.stringify(path);
     if (problem === undefined || seen.has(where)) return;
@@ -39,7 +43,9 @@ export function payToIssues(settings: {
     });
   };
   check(settings.payTo, settings.network, ["payTo"], false);
-  for (const [key, route] of Object.entries(settings.routes)) {
+  for (const [key, config] of Object.entries(settings.routes)) {
+    // A payee computed per request is checked when it is computed; here it only counts as given.
+    const route = { ...config, payTo: staticPayee(config.payTo) };
     const routeNetwork = route.network ?? settings.network;
     // Where the route's payTo was checked: its own network, or the top level's for an inherited one.
     const payTo = route.payTo ?? settings.payTo;
@@ -48,7 +54,7 @@ export function payToIssues(settings: {
     const options: Array<{ payTo?: string | undefined; network?: string | undefined; path: PropertyKey[] }> =
       route.price !== undefined ? [{ path: ["routes", key] }] : [];
     route.accepts?.forEach((option, index) =>
-      options.push({ ...option, path: ["routes", key, "accepts", index] }),
+      options.push({ ...option, payTo: staticPayee(option.payTo), path: ["routes", key, "accepts", index] }),
     );
     for (const option of options) {
       const network = option.network ?? routeNetwork;
@@ -75,4 +81,9 @@ export function payToIssues(settings: {
     }
   }
   return issues;
+}
+
+/** A payee as written, with a function replaced by {@link DYNAMIC}. */
+function staticPayee(payTo: string | DynamicPayTo | undefined): string | undefined {
+  return typeof payTo === "function" ? DYNAMIC : payTo;
 }

@@ -135,6 +135,14 @@ export const ERROR_CATALOGUE = {
     status: 500,
     when: "a bug, or a setup the paywall cannot work with (a ledger that cannot count delegation grants); logged",
   },
+  route_function_failed: {
+    status: 500,
+    when: "`x402()`/`x402Node()`: a route's `price`, `payTo` or `unpaidResponseBody` function threw (`details.field`); nothing was verified, settled or served; logged",
+  },
+  route_function_invalid: {
+    status: 500,
+    when: "`x402()`/`x402Node()`: a route's `price` or `payTo` function returned what cannot be paid (`details.field`, `problem`): a negative, zero, fractional or non-numeric price, an unknown asset, a bad address; or an `unpaidResponseBody` that is no `{ contentType, body }`; nothing was verified, settled or served",
+  },
   facilitator_error: {
     status: 502,
     when: "the facilitator's reply was malformed or it refused the request",
