@@ -5,6 +5,7 @@ import {
   type RouteRequestContext,
   type SettlementFailure,
 } from "../pricing/routeFunctions.js";
+import { callRouteFunction } from "../pricing/callRouteFunction.js";
 import type { RouteConfig } from "../pricing/routeSettings.js";
 import { encodeBase64Json } from "../protocol/base64Json.js";
 import { GatewayError } from "../protocol/errors.js";
@@ -32,15 +33,12 @@ export async function customResponseBody(
       details: { field, problem },
     });
   if (typeof given !== "function") return encodeBody(given, invalid);
-  let returned: unknown;
-  try {
-    returned = await given(context(), settlement as SettlementFailure);
-  } catch (error) {
-    throw new GatewayError("route_function_failed", `the route's ${field} function threw`, {
-      cause: error,
-      details: { field },
-    });
-  }
+  const returned: unknown = await callRouteFunction(
+    given as (context: RouteRequestContext, settlement: SettlementFailure) => unknown,
+    [context(), settlement as SettlementFailure],
+    `the route's ${field} function`,
+    { field },
+  );
   const parsed = responseBodySchema.safeParse(returned);
   if (!parsed.success) {
     const at = parsed.error.issues[0];

@@ -1,5 +1,6 @@
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import { GatewayError } from "../protocol/errors.js";
+import { callRouteFunction } from "./callRouteFunction.js";
 import { payToProblem } from "./payToProblem.js";
 import type { RouteRequestContext } from "./routeFunctions.js";
 import { priceSchema, type PaymentOption, type Price, type RouteConfig } from "./routeSettings.js";
@@ -106,8 +107,20 @@ export function resolvePaymentOptions(route: RouteConfig, defaults: PricingDefau
       return {
         template,
         compute: async (context: RouteRequestContext) => {
-          const payee = typeof payTo === "function" ? await call(payTo, context, where, "payTo") : payTo;
-          const amount = typeof price === "function" ? await call(price, context, where, "price") : price;
+          const payee =
+            typeof payTo === "function"
+              ? await callRouteFunction(payTo, [context], `the route's payTo function (${where})`, {
+                  field: "payTo",
+                  option: where,
+                })
+              : payTo;
+          const amount =
+            typeof price === "function"
+              ? await callRouteFunction(price, [context], `the route's price function (${where})`, {
+                  field: "price",
+                  option: where,
+                })
+              : price;
           return checkedBuild(build, amount, payee, network, where);
         },
       };
@@ -122,23 +135,6 @@ export function resolvePaymentOptions(route: RouteConfig, defaults: PricingDefau
     dynamic: (context) =>
       Promise.all(plans.map((plan) => plan.compute?.(context) ?? Promise.resolve(plan.template))),
   };
-}
-
-/** Call a route function; one that throws is `route_function_failed`, never retried or passed on. */
-async function call<T>(
-  fn: (context: RouteRequestContext) => T | Promise<T>,
-  context: RouteRequestContext,
-  where: string,
-  field: "price" | "payTo",
-): Promise<unknown> {
-  try {
-    return await fn(context);
-  } catch (error) {
-    throw new GatewayError("route_function_failed", `the route's ${field} function (${where}) threw`, {
-      cause: error,
-      details: { field, option: where },
-    });
-  }
 }
 
 /** What a function returned, checked as a configured price and payee are: else `route_function_invalid`. */

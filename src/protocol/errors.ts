@@ -137,7 +137,7 @@ export const ERROR_CATALOGUE = {
   },
   route_function_failed: {
     status: 500,
-    when: "`x402()`/`x402Node()`: a route's `price`, `payTo` or `unpaidResponseBody` function threw (`details.field`); nothing was verified, settled or served; logged",
+    when: "`x402()`/`x402Node()`: a route's `price`, `payTo` or `unpaidResponseBody` function threw or did not answer within 10 s (`details.field`, `timedOut`); nothing was verified, settled or served; logged",
   },
   route_function_invalid: {
     status: 500,
