@@ -209,17 +209,17 @@ describe("the mask document", () => {
   });
 });
 
-describe("masked intents", () => {
-  const context = new Uint8Array(32).fill(5);
-  const claim: Claim = {
-    subject: new Uint8Array(32).fill(1),
-    predicate: "pays",
-    object: "merchant:m",
-    quantity: { currency: "USDC", amount: 10n },
-    time: 1_800_000_000,
-    context,
-  };
+const context = new Uint8Array(32).fill(5);
+const claim: Claim = {
+  subject: new Uint8Array(32).fill(1),
+  predicate: "pays",
+  object: "merchant:m",
+  quantity: { currency: "USDC", amount: 10n },
+  time: 1_800_000_000,
+  context,
+};
 
+describe("masked intents", () => {
   it.each<[string, CborValue, CborError["problem"]]>([
     [
       "a hiding form with two keys",
@@ -291,5 +291,16 @@ describe("masked intents", () => {
       ),
       { numRuns: 30 },
     );
+  });
+});
+
+describe("HPKE keys handed over as Buffers", () => {
+  it("a key decoded from base64 (a Buffer, often a view of a shared pool) seals to the facilitator", async () => {
+    const key = await deriveMaskHpkeKey(Buffer.from("07".repeat(32), "hex"));
+    const published = Buffer.from(Buffer.from(key.publicKey).toString("base64"), "base64");
+    const mask = completeMask({ intent: { subject: "Encrypted" }, receipt: { subject: "Commit" } });
+    const masked = await maskIntent(claim, mask, published);
+    const opened = await openWireIntent(decodeWireIntent(masked.paymentIntent), mask, masked.openings, key);
+    expect(opened).toMatchObject({ ok: true, claim: { subject: claim.subject } });
   });
 });

@@ -70,8 +70,9 @@ export async function sealToFacilitator(
   return sealed;
 }
 
+/** A fresh ArrayBuffer of exactly these bytes (a Buffer's `.buffer` may be a shared pool). */
 function toBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.slice().buffer;
+  return Uint8Array.from(bytes).buffer;
 }
 
 /** How a facilitator publishes its HPKE key (the `hpkeKey` of its `/supported`, JSON). */
