@@ -36,6 +36,15 @@ export function enforceRevelationMask(
     });
   }
   if (!masksIntent(mask)) return undefined;
+  if (!offer.acceptedSigners.includes("ServiceAuthSigner")) {
+    throw new GatewayError(
+      "signer_not_accepted",
+      "a masked intent is a ServiceAuthSigner's, which this route does not accept",
+      {
+        details: { backend: "ServiceAuthSigner", accepted: [...offer.acceptedSigners] },
+      },
+    );
+  }
   if (payment.delegationChain !== undefined) {
     throw refuse("a masked intent carries no delegation chain (v0.3)", { field: "delegation_chain" });
   }

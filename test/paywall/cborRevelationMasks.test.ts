@@ -45,6 +45,13 @@ const ROUTES = {
     },
   },
   "GET /open": { cbor },
+  "GET /layer-two": {
+    cbor: {
+      ...cbor,
+      signers: ["LayerTwoSigner" as const] as Array<"LayerTwoSigner">,
+      revelationMask: { intent: { time: "Commit" } },
+    },
+  },
 } as const;
 
 function settings() {
@@ -174,6 +181,11 @@ describe.each(CBOR_TARGET_KINDS)("revelation masks through %s", (kind) => {
     // An Open part changed after signing (the merchant): the gateway's own checks refuse it.
     const other = tampered((await masked("/commit")).header, (parts) => (parts[2] = "merchant:other"));
     await expectRefused("/commit", other, "payment_mismatch");
+  });
+
+  it("a masked intent is a ServiceAuthSigner's: a route that does not accept one refuses it", async () => {
+    const payment = await masked("/layer-two");
+    await expectRefused("/layer-two", payment.header, "signer_not_accepted", /masked intent/);
   });
 
   it("Commit: a commitment that does not open is refused by the facilitator; missing openings by the gateway", async () => {
