@@ -6,7 +6,7 @@ import { CborTag, type CborValue } from "../../../src/protocol/cbor/CborValue.js
 import { CLAIM_PARTS, encodeClaim, type Claim, type ClaimPart } from "../../../src/protocol/cbor/Claim.js";
 import { encodeCanonical } from "../../../src/protocol/cbor/encodeCanonical.js";
 import { checkIntentForm } from "../../../src/protocol/cbor/masks/checkIntentForm.js";
-import { deriveMaskHpkeKey } from "../../../src/protocol/cbor/masks/maskHpke.js";
+import { deriveMaskHpkeKey, sealToFacilitator } from "../../../src/protocol/cbor/masks/maskHpke.js";
 import { maskIntent } from "../../../src/protocol/cbor/masks/maskIntent.js";
 import { openWireIntent } from "../../../src/protocol/cbor/masks/openWireIntent.js";
 import {
@@ -302,5 +302,108 @@ describe("HPKE keys handed over as Buffers", () => {
     const masked = await maskIntent(claim, mask, published);
     const opened = await openWireIntent(decodeWireIntent(masked.paymentIntent), mask, masked.openings, key);
     expect(opened).toMatchObject({ ok: true, claim: { subject: claim.subject } });
+  });
+});
+
+describe("the facilitator opens only what matches", () => {
+  const mask = completeMask({
+    intent: { subject: "Commit", time: "Commit" },
+    receipt: { subject: "Commit" },
+  });
+  const sealedMask = completeMask({ intent: { subject: "Encrypted" }, receipt: { subject: "Commit" } });
+  const salt = new Uint8Array(16).fill(4);
+  const subject = claim.subject;
+  const time = new CborTag(1, claim.time);
+
+  async function openWith(
+    openings: (key: Uint8Array) => Promise<Uint8Array>,
+  ): Promise<{ ok: boolean; reason?: string }> {
+    const key = await deriveMaskHpkeKey(new Uint8Array(32).fill(8));
+    const masked = await maskIntent(claim, mask, key.publicKey);
+    return openWireIntent(decodeWireIntent(masked.paymentIntent), mask, await openings(key.publicKey), key);
+  }
+  const seal =
+    (value: CborValue, info = "x402+cbor/v0.3/mask/openings", aad = context) =>
+    (key: Uint8Array) =>
+      sealToFacilitator(key, encodeCanonical(value), info, aad);
+
+  it.each<[string, (key: Uint8Array) => Promise<Uint8Array>, RegExp]>([
+    ["an opening missing", seal(new Map([["subject", [salt, subject]]])), /^mask_violation/],
+    [
+      "an opening of an Open part",
+      seal(
+        new Map<string, CborValue>([
+          ["subject", [salt, subject]],
+          ["time", [salt, time]],
+          ["object", [salt, "m"]],
+        ]),
+      ),
+      /^mask_violation: opening of object/,
+    ],
+    ["openings that are not a map", seal([[salt, subject]]), /^mask_violation/],
+    [
+      "a 15-byte salt",
+      seal(
+        new Map<string, CborValue>([
+          ["subject", [salt.subarray(1), subject]],
+          ["time", [salt, time]],
+        ]),
+      ),
+      /^mask_violation/,
+    ],
+    [
+      "openings of other values (they do not hash to the commitments)",
+      seal(
+        new Map<string, CborValue>([
+          ["subject", [salt, subject]],
+          ["time", [salt, time]],
+        ]),
+      ),
+      /^commitment_mismatch: subject/,
+    ],
+    [
+      "openings sealed under another info",
+      seal(new Map([["subject", [salt, subject]]]), "x402+cbor/v0.3/mask/encrypted/subject"),
+      /^hpke_open_failed/,
+    ],
+    [
+      "openings sealed for another offer (aad)",
+      seal(new Map([["subject", [salt, subject]]]), undefined, new Uint8Array(32)),
+      /^hpke_open_failed/,
+    ],
+    [
+      "openings sealed to another key",
+      async () => seal(new Map())(new Uint8Array(32).fill(2)),
+      /^hpke_open_failed/,
+    ],
+  ])("refuses %s", async (_name, openings, reason) => {
+    const opened = await openWith(openings);
+    expect(opened.ok).toBe(false);
+    expect(opened.reason).toMatch(reason);
+  });
+
+  it.each<[string, CborValue, RegExp]>([
+    ["a plaintext that is not [salt, value]", subject, /^mask_violation/],
+    ["a subject of the wrong type", [salt, "a text key"], /^mask_violation/],
+    ["a subject of the wrong length", [salt, new Uint8Array(31)], /^mask_violation/],
+  ])("refuses an Encrypted part holding %s", async (_name, plaintext, reason) => {
+    const key = await deriveMaskHpkeKey(new Uint8Array(32).fill(8));
+    const sealed = await sealToFacilitator(
+      key.publicKey,
+      encodeCanonical(plaintext),
+      "x402+cbor/v0.3/mask/encrypted/subject",
+      context,
+    );
+    const parts: CborValue[] = [
+      new Map([["hpke", sealed]]),
+      "pays",
+      "merchant:m",
+      ["USDC", 10],
+      time,
+      context,
+    ];
+    const opened = await openWireIntent(decodeWireIntent(encodeCanonical(parts)), sealedMask, undefined, key);
+    expect(opened.ok).toBe(false);
+    expect((opened as { reason: string }).reason).toMatch(reason);
   });
 });
