@@ -1,4 +1,4 @@
-import { Aes128Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from "@hpke/core";
+import type { CipherSuite } from "@hpke/core";
 
 /**
  * HPKE (RFC 9180) for revelation masks, base mode: DHKEM(X25519, HKDF-SHA256) (KEM 0x0020), HKDF-SHA256
@@ -16,11 +16,16 @@ export const MASK_INFO_ENCRYPTED_PREFIX = "x402+cbor/v0.3/mask/encrypted/";
 /** `info` of the openings of the Commit parts (the PaymentSignature's `openings`). */
 export const MASK_INFO_OPENINGS = "x402+cbor/v0.3/mask/openings";
 
-const suite = new CipherSuite({
-  kem: new DhkemX25519HkdfSha256(),
-  kdf: new HkdfSha256(),
-  aead: new Aes128Gcm(),
-});
+let suiteLoaded: Promise<CipherSuite> | undefined;
+
+/** The suite, `@hpke/core` loaded on first use (docs/dependencies.md: a route without masks never loads it). */
+function hpkeSuite(): Promise<CipherSuite> {
+  suiteLoaded ??= import("@hpke/core").then(
+    ({ Aes128Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 }) =>
+      new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() }),
+  );
+  return suiteLoaded;
+}
 
 /** A facilitator's HPKE key pair, derived from a 32-byte seed (RFC 9180 DeriveKeyPair). */
 export interface MaskHpkeKey {
@@ -30,6 +35,7 @@ export interface MaskHpkeKey {
 }
 
 export async function deriveMaskHpkeKey(seed: Uint8Array): Promise<MaskHpkeKey> {
+  const suite = await hpkeSuite();
   const pair = await suite.kem.deriveKeyPair(toBuffer(seed));
   const publicKey = new Uint8Array(await suite.kem.serializePublicKey(pair.publicKey));
   return {
@@ -58,6 +64,7 @@ export async function sealToFacilitator(
   info: string,
   aad: Uint8Array,
 ): Promise<Uint8Array> {
+  const suite = await hpkeSuite();
   const recipientPublicKey = await suite.kem.deserializePublicKey(toBuffer(publicKey));
   const { enc, ct } = await suite.seal(
     { recipientPublicKey, info: toBuffer(new TextEncoder().encode(info)) },
