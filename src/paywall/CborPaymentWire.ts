@@ -157,8 +157,11 @@ export class CborPaymentWire implements PaymentWire<
       // Unmasked: every part is in clear.
       const claim = { ...intent, subject: subject as Uint8Array, time: time as number };
       await this.verifySigner(offer.acceptedSigners, { ...decoded, intent: claim });
-      enforceHumanityGate(offer, signature, claim, this.deps);
     }
+    // The gate needs the payer: a route whose mask hides it cannot have the gate on (refused at start-up).
+    if (subject !== undefined) enforceHumanityGate(offer, signature, { subject }, this.deps);
+    else if (offer.acceptsHumanityGate)
+      throw new GatewayError("internal_error", "a gated route hides the payer");
     // A masked intent never gets here with a chain (enforceRevelationMask), so its parts are in clear.
     const delegation = checkDelegationOrRefuse(
       this.deps.delegation,

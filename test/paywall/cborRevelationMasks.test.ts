@@ -14,7 +14,12 @@ import { standInProof } from "../../src/protocol/cbor/standInProof.js";
 import { openRestrictedReceipt } from "../../src/protocol/cbor/verifyRestrictedReceipt.js";
 import { decodeBase64 } from "../../src/protocol/decodeBase64.js";
 import { fetchCborOffer, postCborPayment } from "../support/cborClient.js";
-import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
+import {
+  CBOR_TARGET_KINDS,
+  startCborTarget,
+  type CborTarget,
+  type CborTargetSettings,
+} from "../support/cborTargets.js";
 
 const MERCHANT = "merchant:masked";
 const PRICE = 900n;
@@ -34,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => facilitator?.stop());
 
 const cbor = { currency: "USDC" as const, amount: PRICE.toString() };
-const ROUTES = {
+const ROUTES: CborTargetSettings["routes"] = {
   "GET /commit": {
     cbor: { ...cbor, revelationMask: { intent: { subject: "Commit" }, receipt: { subject: "Commit" } } },
   },
@@ -45,14 +50,22 @@ const ROUTES = {
     },
   },
   "GET /open": { cbor },
-  "GET /layer-two": {
+  "GET /gated": {
     cbor: {
       ...cbor,
-      signers: ["LayerTwoSigner" as const] as Array<"LayerTwoSigner">,
+      acceptsHumanityGate: true,
+      humanityIssuers: ["ab".repeat(32)],
       revelationMask: { intent: { time: "Commit" } },
     },
   },
-} as const;
+  "GET /layer-two": {
+    cbor: {
+      ...cbor,
+      signers: ["LayerTwoSigner"],
+      revelationMask: { intent: { time: "Commit" } },
+    },
+  },
+};
 
 function settings() {
   return {
@@ -181,6 +194,11 @@ describe.each(CBOR_TARGET_KINDS)("revelation masks through %s", (kind) => {
     // An Open part changed after signing (the merchant): the gateway's own checks refuse it.
     const other = tampered((await masked("/commit")).header, (parts) => (parts[2] = "merchant:other"));
     await expectRefused("/commit", other, "payment_mismatch");
+  });
+
+  it("a mask that hides only the time keeps the humanity gate: no claim, refused", async () => {
+    const payment = await masked("/gated");
+    await expectRefused("/gated", payment.header, "humanity_claim_required");
   });
 
   it("a masked intent is a ServiceAuthSigner's: a route that does not accept one refuses it", async () => {
