@@ -192,8 +192,12 @@ export class CborPaymentWire implements PaymentWire<
     // Through a chain, the root pays: the agent only signs on its behalf.
     const { delegation } = checked;
     const { subject, signer } = checked.intent;
-    // A payer the mask hides is named by the facilitator, who opened it.
-    const known = subject === undefined ? "masked-payer" : payerIdOfClaim({ subject, signer });
+    // A payer the mask hides stays hidden: named by this payment alone, whatever the facilitator says.
+    if (subject === undefined) {
+      const payer = `masked:${checked.intentDigest.toString("hex")}`;
+      return { payment: { ...checked, payer, delegate: undefined }, payer };
+    }
+    const known = payerIdOfClaim({ subject, signer });
     const payer = delegation ? payerIdOf(delegation.root) : (verdict.payer ?? known);
     const delegate = delegation && known;
     return { payment: { ...checked, payer, delegate }, payer };

@@ -179,6 +179,38 @@ describe.each(CBOR_TARGET_KINDS)("revelation masks through %s", (kind) => {
     },
   );
 
+  it("the facilitator does not name a hidden payer to the gateway (an open one it does)", async () => {
+    const { response, offer } = await fetchCborOffer(`${target.url}/sealed`);
+    const mask = response.headers.get("x402-revelation-mask")!;
+    const payment = await createMaskedCborPayment({
+      offer,
+      key: payer,
+      now: time,
+      mask,
+      facilitatorHpkeKey: facilitator.hpkeKey,
+    });
+    const verdict = await facilitator.facilitator.verifyCbor({
+      paymentRequest: offer,
+      paymentSignature: payment.bytes,
+      revelationMask: decodeBase64(mask),
+    });
+    expect(verdict).toEqual({ isValid: true });
+    const { offer: gatedOffer, response: gated } = await fetchCborOffer(`${target.url}/layer-two`);
+    const timeOnly = await createMaskedCborPayment({
+      offer: gatedOffer,
+      key: payer,
+      now: time,
+      mask: gated.headers.get("x402-revelation-mask")!,
+      facilitatorHpkeKey: facilitator.hpkeKey,
+    });
+    const named = await facilitator.facilitator.verifyCbor({
+      paymentRequest: gatedOffer,
+      paymentSignature: timeOnly.bytes,
+      revelationMask: decodeBase64(gated.headers.get("x402-revelation-mask")!),
+    });
+    expect(named).toMatchObject({ isValid: true, payer: expect.stringMatching(/^ed25519:/) });
+  });
+
   it("Open: a part the mask hides that comes in clear is refused, and so is a hidden part on an all-Open route", async () => {
     const { offer } = await fetchCborOffer(`${target.url}/commit`);
     const clear = createCborPayment({ offer, key: payer, now: time }).header;

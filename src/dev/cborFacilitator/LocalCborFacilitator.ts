@@ -82,7 +82,8 @@ export class LocalCborFacilitator implements CborFacilitator {
   async verifyCbor(request: CborFacilitatorRequest): Promise<CborVerifyResponse> {
     const checked = await this.check(request);
     return checked.ok
-      ? { isValid: true, payer: checked.payer }
+      ? // A payer the mask hides is not named to the gateway.
+        { isValid: true, ...(checked.intent.mask.intent.subject === "Open" ? { payer: checked.payer } : {}) }
       : { isValid: false, invalidReason: checked.reason };
   }
 
