@@ -153,23 +153,21 @@ export class CborPaymentWire implements PaymentWire<
       });
     }
     const { subject, time } = intent;
-    if (enforceRevelationMask(offer, decoded.wire, signature) === undefined) {
-      // Unmasked: every part is in clear.
-      const claim = { ...intent, subject: subject as Uint8Array, time: time as number };
-      await this.verifySigner(offer.acceptedSigners, { ...decoded, intent: claim });
+    // An unmasked intent is all in clear; a masked one carries no chain (enforceRevelationMask refuses it).
+    const clear = subject === undefined || time === undefined ? undefined : { ...intent, subject, time };
+    const masked = enforceRevelationMask(offer, decoded.wire, signature);
+    if (masked === undefined) {
+      // Fail closed: the mask check let no hidden part through, so the signature is always checked here.
+      if (clear === undefined) throw new GatewayError("internal_error", "an unmasked intent hides a part");
+      await this.verifySigner(offer.acceptedSigners, { ...decoded, intent: clear });
     }
     // The gate needs the payer: a route whose mask hides it cannot have the gate on (refused at start-up).
     if (subject !== undefined) enforceHumanityGate(offer, signature, { subject }, this.deps);
     else if (offer.acceptsHumanityGate)
       throw new GatewayError("internal_error", "a gated route hides the payer");
-    // A masked intent never gets here with a chain (enforceRevelationMask), so its parts are in clear.
-    const delegation = checkDelegationOrRefuse(
-      this.deps.delegation,
-      match.issued.request,
-      { ...intent, subject: subject as Uint8Array, time: time as number },
-      signature,
-      this.deps.now(),
-    );
+    const delegation =
+      clear &&
+      checkDelegationOrRefuse(this.deps.delegation, match.issued.request, clear, signature, this.deps.now());
     return { ...decoded, issued: match.issued, delegation, maskDocument: offer.revelationMaskDocument };
   }
 
