@@ -22,6 +22,14 @@ import {
   type RevelationMask,
 } from "../../../src/protocol/cbor/masks/RevelationMask.js";
 import { decodeWireIntent } from "../../../src/protocol/cbor/masks/WireIntent.js";
+import {
+  decodeCborFacilitatorRequest,
+  encodeCborFacilitatorRequest,
+} from "../../../src/protocol/cbor/facilitatorMessages.js";
+import {
+  decodePaymentSignature,
+  encodePaymentSignature,
+} from "../../../src/protocol/cbor/PaymentSignature.js";
 
 const tagsOf = (section: Record<ClaimPart, string>) =>
   new Map<string, CborValue>(CLAIM_PARTS.map((part) => [part, section[part]]));
@@ -405,5 +413,56 @@ describe("the facilitator opens only what matches", () => {
     const opened = await openWireIntent(decodeWireIntent(encodeCanonical(parts)), sealedMask, undefined, key);
     expect(opened.ok).toBe(false);
     expect((opened as { reason: string }).reason).toMatch(reason);
+  });
+});
+
+describe("the fields masks add to existing messages", () => {
+  const signature = {
+    paymentIntent: encodeClaim(claim),
+    starkProof: new Uint8Array(32),
+    signature: new Uint8Array(64),
+  };
+
+  it("PaymentSignature.openings and the facilitator request's revelationMask round-trip; absent stays absent", () => {
+    const withOpenings = { ...signature, openings: new Uint8Array([1, 2, 3]) };
+    expect(decodePaymentSignature(encodePaymentSignature(withOpenings))).toEqual(withOpenings);
+    expect(decodePaymentSignature(encodePaymentSignature(signature))).toEqual(signature);
+    const request = { paymentRequest: new Uint8Array([1]), paymentSignature: new Uint8Array([2]) };
+    const withMask = { ...request, revelationMask: encodeMaskDocument(OPEN_FIELDS_MASK) };
+    expect(decodeCborFacilitatorRequest(encodeCborFacilitatorRequest(withMask))).toEqual(withMask);
+    expect(decodeCborFacilitatorRequest(encodeCborFacilitatorRequest(request))).toEqual(request);
+  });
+
+  it.each<[string, () => unknown]>([
+    [
+      "openings that are text",
+      () =>
+        decodePaymentSignature(
+          encodeCanonical(
+            new Map<string, CborValue>([
+              ["payment_intent", signature.paymentIntent],
+              ["stark_proof", signature.starkProof],
+              ["signature", signature.signature],
+              ["openings", "sealed"],
+            ]),
+          ),
+        ),
+    ],
+    [
+      "a revelationMask that is an array",
+      () =>
+        decodeCborFacilitatorRequest(
+          encodeCanonical(
+            new Map<string, CborValue>([
+              ["x402Version", 2],
+              ["paymentRequest", new Uint8Array([1])],
+              ["paymentSignature", new Uint8Array([2])],
+              ["revelationMask", [new Uint8Array([3])]],
+            ]),
+          ),
+        ),
+    ],
+  ])("refuses %s", (_name, decode) => {
+    expect(decode).toThrow(expect.objectContaining({ problem: "wrong_type" }));
   });
 });
