@@ -60,7 +60,25 @@ export type {
 } from "./protocol/schemas.js";
 export { KNOWN_ASSETS, type KnownAsset } from "./pricing/knownAssets.js";
 // application/x402+cbor (docs/cbor.md): the payer side, receipts, and the profile's codecs.
-export { createCborPayment, type CborPayment, type CborPaymentOptions } from "./payer/createCborPayment.js";
+export {
+  createCborPayment,
+  createMaskedCborPayment,
+  type CborPayment,
+  type CborPaymentOptions,
+  type MaskedCborPaymentOptions,
+} from "./payer/createCborPayment.js";
+export {
+  MASK_TAGS,
+  OPEN_FIELDS_MASK,
+  completeMask,
+  decodeMaskDocument,
+  encodeMaskDocument,
+  maskRefOf,
+  resolveMask,
+  type MaskTag,
+  type RevelationMask,
+} from "./protocol/cbor/masks/RevelationMask.js";
+export { STAND_IN_ZK_PROOF_LABEL, standInZkProof } from "./protocol/cbor/masks/standInZkProof.js";
 export {
   payCborRoute,
   type PayCborRouteOptions,

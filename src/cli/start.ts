@@ -220,6 +220,10 @@ async function main(): Promise<number> {
       "command asks the CBOR facilitator's DEMO issuer (POST /humanity; it vouches for anyone) for one:",
       `  npm run pay -- --cbor ${gateway.url}/api/metrics/validator --facilitator ${cborFacilitator.url}`,
       "",
+      "The demo quote route's CBOR offer has a revelation mask: the payer's key goes HPKE-encrypted to the",
+      "CBOR facilitator (its key is at /supported) and the receipt commits to it; the gateway never sees it:",
+      `  npm run pay -- --cbor ${gateway.url}/x402-anvil/v1/quote --facilitator ${cborFacilitator.url}`,
+      "",
       ...formatRecognitionLoop({
         config,
         gatewayUrl: gateway.url,

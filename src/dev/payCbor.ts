@@ -3,7 +3,10 @@ import { requestDemoHumanityClaim } from "./demoHumanityIssuer.js";
 import { payCborRoute } from "../payer/payCborRoute.js";
 import { decodeClaim } from "../protocol/cbor/Claim.js";
 import { decodeErrorBody } from "../protocol/cbor/ErrorBody.js";
-import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
+import { CBOR_MEDIA_TYPE, DEFAULT_REVELATION_MASK_REF } from "../protocol/cbor/profile.js";
+import { decodeWireIntent } from "../protocol/cbor/masks/WireIntent.js";
+import { decodePaymentSignature } from "../protocol/cbor/PaymentSignature.js";
+import { openRestrictedReceipt } from "../protocol/cbor/verifyRestrictedReceipt.js";
 import { issueGrant } from "../protocol/cbor/issueGrant.js";
 import {
   createSigningKey,
@@ -90,8 +93,11 @@ async function payAs(
   const issuerUrl =
     options.humanity ??
     (options.facilitator === undefined ? undefined : `${options.facilitator.replace(/\/+$/, "")}/humanity`);
+  const supported =
+    options.facilitator === undefined ? undefined : await facilitatorKeys(options.facilitator);
   const paid = await payCborRoute(url, {
     ...payment,
+    facilitatorHpkeKey: supported?.hpkeKey,
     maxAmount: options.maxAmount,
     humanityClaim: async (_request, subject) => {
       if (issuerUrl === undefined) {
@@ -109,6 +115,13 @@ async function payAs(
   if (paid.payment) {
     const offer = paid.payment.request;
     console.log(`offer: ${show(offer)}`);
+    const wire = decodeWireIntent(decodePaymentSignature(paid.payment.bytes).paymentIntent);
+    const hidden = Object.entries(wire.hidden).map(([part, form]) => `${part} (${form.tag})`);
+    if (offer.revelationMaskRef !== DEFAULT_REVELATION_MASK_REF) {
+      console.log(
+        `revelation mask ${offer.revelationMaskRef}: hid ${hidden.join(", ") || "nothing"} (sealed to the facilitator's HPKE key)`,
+      );
+    }
     console.log("stark_proof: STAND-IN (SHA-256 binding of the intent), not a STARK proof");
   }
   console.log(`status: ${paid.response.status} ${paid.response.statusText}`);
@@ -124,16 +137,29 @@ async function payAs(
     console.log(
       `receipt (base64, for npm run refund): ${Buffer.from(encodeSettlementReceipt(paid.receipt)).toString("base64")}`,
     );
-    if (options.facilitator !== undefined) {
-      const supported = (await (
-        await fetch(`${options.facilitator.replace(/\/+$/, "")}/supported`)
-      ).json()) as {
-        receiptKey?: { publicKey?: string };
-      };
-      const facilitatorKey = Buffer.from(supported.receiptKey?.publicKey ?? "", "base64");
-      const verdict = verifyReceipt(paid.receipt, facilitatorKey);
+    if (supported !== undefined) {
+      const verdict = verifyReceipt(paid.receipt, supported.receiptKey);
       console.log(
         `receipt signature: ${verdict.valid ? "valid" : `INVALID (${verdict.reason})`} (facilitator key from /supported)`,
+      );
+      if (!verdict.valid) return 1;
+    }
+  } else if (paid.restrictedReceipt) {
+    // The route's revelation mask hides receipt parts (the payer): the payer opens them with its own salts.
+    console.log(
+      `PAYMENT-RESPONSE (RestrictedReceipt: the mask hides ${Object.keys(paid.receiptOpenings ?? {}).join(", ")})`,
+    );
+    if (supported !== undefined) {
+      const verdict = openRestrictedReceipt(
+        paid.restrictedReceipt,
+        paid.receiptOpenings ?? {},
+        supported.receiptKey,
+      );
+      console.log(
+        `receipt opened by the payer: ${verdict.valid ? show(verdict.revealed) : `INVALID (${verdict.reason})`}`,
+      );
+      console.log(
+        `receipt signature: ${verdict.valid ? "valid" : "INVALID"} (facilitator key from /supported)`,
       );
       if (!verdict.valid) return 1;
     }
@@ -188,4 +214,17 @@ function show(value: unknown): string {
     },
     2,
   );
+}
+
+/** The CBOR facilitator's published keys (`GET /supported`): the receipt key and the HPKE key. */
+async function facilitatorKeys(
+  facilitator: string,
+): Promise<{ receiptKey: Uint8Array; hpkeKey?: Uint8Array }> {
+  const supported = (await (await fetch(`${facilitator.replace(/\/+$/, "")}/supported`)).json()) as {
+    receiptKey?: { publicKey?: string };
+    hpkeKey?: { publicKey?: string };
+  };
+  const receiptKey = Buffer.from(supported.receiptKey?.publicKey ?? "", "base64");
+  const hpke = supported.hpkeKey?.publicKey;
+  return hpke === undefined ? { receiptKey } : { receiptKey, hpkeKey: Buffer.from(hpke, "base64") };
 }

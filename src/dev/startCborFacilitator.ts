@@ -16,6 +16,7 @@ import {
 import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
+import { deriveMaskHpkeKey, publishedMaskKey } from "../protocol/cbor/masks/maskHpke.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
 import { CBOR_DEV_BALANCES } from "./cborDevPayers.js";
 import type { CborValue } from "../protocol/cbor/CborValue.js";
@@ -74,6 +75,8 @@ export interface RunningCborFacilitator {
   url: string;
   /** The Ed25519 key receipts are signed with: give it to `verifyReceipt`. */
   receiptKey: Uint8Array;
+  /** Its X25519 HPKE public key: what masked intents seal to. */
+  hpkeKey: Uint8Array;
   facilitator: LocalCborFacilitator;
   book: CborAccountBook;
   payerBalance(publicKey: Uint8Array, currency: Currency): bigint | undefined;
@@ -114,6 +117,12 @@ export async function startCborFacilitator(
     "hex",
   );
   const receiptKey: SigningKey = createSigningKey("ed25519", seed);
+  const maskKey = await deriveMaskHpkeKey(
+    Buffer.from(
+      book.meta("hpke_key_seed", () => randomBytes(32).toString("hex")),
+      "hex",
+    ),
+  );
   for (const account of options.accounts ?? []) {
     for (const [currency, balance] of Object.entries(account.balances)) {
       book.openAccount(
@@ -127,6 +136,7 @@ export async function startCborFacilitator(
   const facilitator = new LocalCborFacilitator({
     book,
     receiptKey,
+    maskKey,
     now,
     signers: SignerRegistry.standard(options.layerTwo, {
       chainId: options.evmChainId ?? 31337,
@@ -158,6 +168,7 @@ export async function startCborFacilitator(
       EvmSigner: { chainId: options.evmChainId ?? 31337, contractWallets: options.evmRpcUrl !== undefined },
     },
     receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
+    hpkeKey: publishedMaskKey(maskKey), // opens what revelation masks hide (docs/cbor.md)
     proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
     humanityIssuer: {
       algorithm: humanityIssuer.algorithm,
@@ -313,6 +324,7 @@ export async function startCborFacilitator(
   return {
     url,
     receiptKey: receiptKey.publicKey,
+    hpkeKey: maskKey.publicKey,
     humanityIssuerKey: humanityIssuer.publicKey,
     facilitator,
     book,

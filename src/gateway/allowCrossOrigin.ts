@@ -5,7 +5,7 @@ import type { Middleware } from "./composeMiddleware.js";
 /** Request headers a paying browser client sends. */
 const ALLOWED_HEADERS = "Content-Type, Authorization, PAYMENT-SIGNATURE, SIGN-IN-WITH-X";
 /** Response headers it must be able to read: the offer, the receipt, when to retry. */
-const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X402-Error, Retry-After";
+const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X402-Error, X402-Revelation-Mask, Retry-After";
 
 /**
  * CORS for browser apps that pay through the gateway: answers preflights itself (never priced, never

@@ -2,7 +2,19 @@ import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { decodeBase64 } from "../protocol/decodeBase64.js";
 import { decodePaymentRequest, type PaymentRequest } from "../protocol/cbor/PaymentRequest.js";
 import { decodeSettlementReceipt, type SettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
-import { createCborPayment, type CborPayment, type CborPaymentOptions } from "./createCborPayment.js";
+import { claimPartValues, CLAIM_PARTS } from "../protocol/cbor/Claim.js";
+import { DEFAULT_REVELATION_MASK_REF } from "../protocol/cbor/profile.js";
+import {
+  decodeRestrictedReceipt,
+  type ReceiptOpenings,
+  type RestrictedReceipt,
+} from "../protocol/cbor/RestrictedReceipt.js";
+import {
+  createCborPayment,
+  createMaskedCborPayment,
+  type CborPayment,
+  type CborPaymentOptions,
+} from "./createCborPayment.js";
 
 /** Obtains a humanity claim about `subject` (the payer's key) for an offer that asks for one. */
 export type HumanityClaimSource = (
@@ -21,6 +33,11 @@ export interface PayCborRouteOptions extends Omit<CborPaymentOptions, "offer" | 
   maxAmount?: bigint;
   /** Extra headers on both requests. */
   headers?: Record<string, string>;
+  /**
+   * The CBOR facilitator's HPKE public key (its `/supported` `hpkeKey.publicKey`, 32 bytes): needed to
+   * pay an offer whose revelation mask hides intent parts.
+   */
+  facilitatorHpkeKey?: Uint8Array;
 }
 
 export interface CborPaidResponse {
@@ -31,6 +48,10 @@ export interface CborPaidResponse {
   payment?: CborPayment;
   /** `PAYMENT-RESPONSE`, decoded, when there is one. */
   receipt?: SettlementReceipt;
+  /** `PAYMENT-RESPONSE` when the route's mask hides receipt parts: the receipt with them committed. */
+  restrictedReceipt?: RestrictedReceipt;
+  /** What opens the restricted receipt's hidden parts that the payer hid itself (e.g. its subject). */
+  receiptOpenings?: ReceiptOpenings;
 }
 
 /**
@@ -50,7 +71,13 @@ export async function payCborRoute(url: string, options: PayCborRouteOptions): P
     typeof options.humanityClaim === "function"
       ? await humanityClaimFor(options.humanityClaim, decodePaymentRequest(decodeBase64(offer)), options)
       : options.humanityClaim;
-  const payment = createCborPayment({ ...options, offer, humanityClaim });
+  const mask = first.headers.get("x402-revelation-mask") ?? undefined;
+  const masked =
+    mask !== undefined ||
+    decodePaymentRequest(decodeBase64(offer)).revelationMaskRef !== DEFAULT_REVELATION_MASK_REF;
+  const payment = masked
+    ? await createMaskedCborPayment({ ...options, offer, humanityClaim, mask })
+    : createCborPayment({ ...options, offer, humanityClaim });
   if (options.maxAmount !== undefined && payment.request.amount > options.maxAmount) {
     throw new RangeError(
       `the offer asks ${payment.request.amount} ${payment.request.currency}, above the maximum ${options.maxAmount}`,
@@ -67,8 +94,31 @@ export async function payCborRoute(url: string, options: PayCborRouteOptions): P
   });
   const receiptHeader = response.headers.get("payment-response");
   const result: CborPaidResponse = { response, offeredStatus: first.status, payment };
-  if (receiptHeader !== null) result.receipt = decodeSettlementReceipt(decodeBase64(receiptHeader));
+  if (receiptHeader === null) return result;
+  const receiptBytes = decodeBase64(receiptHeader);
+  if (!masked) result.receipt = decodeSettlementReceipt(receiptBytes);
+  else {
+    try {
+      result.receipt = decodeSettlementReceipt(receiptBytes);
+    } catch {
+      result.restrictedReceipt = decodeRestrictedReceipt(receiptBytes);
+      result.receiptOpenings = ownOpenings(payment, result.restrictedReceipt);
+    }
+  }
   return result;
+}
+
+/** The payer's openings of the receipt parts it hid in the intent with the same salt (v0.3: the subject). */
+function ownOpenings(payment: CborPayment, receipt: RestrictedReceipt): ReceiptOpenings {
+  const openings: ReceiptOpenings = {};
+  const values = claimPartValues(payment.intent);
+  CLAIM_PARTS.forEach((part, index) => {
+    const salt = payment.salts?.[part];
+    if (salt !== undefined && part !== "time" && !("salt" in (receipt.parts[index] ?? {}))) {
+      openings[part] = { salt, value: values[index]! };
+    }
+  });
+  return openings;
 }
 
 async function humanityClaimFor(

@@ -1,13 +1,15 @@
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { CborFacilitator } from "../facilitator/CborFacilitator.js";
+import type { QuantifiedClaim } from "../protocol/cbor/Claim.js";
+import type { CborFacilitatorRequest } from "../protocol/cbor/facilitatorMessages.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { issueCborRequest, matchCborContext, type IssuedRequest } from "../pricing/cborPaymentRequests.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { CborRouteOffer } from "../pricing/resolveCborOffer.js";
 import { CborError } from "../protocol/cbor/CborError.js";
 import { checkPaymentIntent } from "../protocol/cbor/checkPaymentIntent.js";
-import { decodeQuantifiedClaim, type QuantifiedClaim } from "../protocol/cbor/Claim.js";
+import { decodeWireIntent, type IntentView, type WireIntent } from "../protocol/cbor/masks/WireIntent.js";
 import { decodePaymentSignature, type PaymentSignature } from "../protocol/cbor/PaymentSignature.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
@@ -25,6 +27,7 @@ import {
 import { markCborPaid, sendCborPaymentRequired } from "./cborResponses.js";
 import { dropPaymentContentType } from "./cborRouting.js";
 import { enforceHumanityGate } from "./enforceHumanityGate.js";
+import { enforceRevelationMask } from "./enforceRevelationMask.js";
 import type { PaidEvent } from "./options.js";
 import type { PaywallObserver } from "./PaywallObserver.js";
 import { addVary, sendError } from "./respond.js";
@@ -48,7 +51,10 @@ export interface CborPaymentWireDeps {
 export interface DecodedCborPayment {
   bytes: Uint8Array;
   signature: PaymentSignature;
-  intent: QuantifiedClaim;
+  /** The intent's parts in clear (a part its mask hides is absent). */
+  intent: IntentView;
+  /** The intent as it came: its clear parts and its hidden ones. */
+  wire: WireIntent;
   /** SHA-256 of the intent's bytes: what the facilitator settles once. */
   intentDigest: Buffer;
 }
@@ -57,6 +63,8 @@ export interface DecodedCborPayment {
 export interface CheckedCborPayment extends DecodedCborPayment {
   issued: IssuedRequest;
   delegation: CheckedDelegation | undefined;
+  /** The route's mask document, for the facilitator (absent for the all-Open default). */
+  maskDocument: Uint8Array | undefined;
 }
 
 /** A CBOR payment the facilitator verified; through a delegation chain the root pays and `delegate` signed. */
@@ -82,14 +90,15 @@ export class CborPaymentWire implements PaymentWire<
   constructor(private readonly deps: CborPaymentWireDeps) {}
 
   offerUnpaid(exchange: Exchange): void {
-    sendCborPaymentRequired(exchange.res, this.issue(exchange.route).bytes);
+    const { route, res } = exchange;
+    sendCborPaymentRequired(res, this.issue(route).bytes, cborOffer(route).revelationMaskDocument);
   }
 
   refuse(exchange: Exchange, error: GatewayError): void {
     const { res, route } = exchange;
     addVary(res, "Accept");
     if (error.status !== 402) return sendError(res, error, "cbor");
-    sendCborPaymentRequired(res, this.issue(route).bytes, error);
+    sendCborPaymentRequired(res, this.issue(route).bytes, cborOffer(route).revelationMaskDocument, error);
   }
 
   decode(header: string): DecodedCborPayment {
@@ -110,9 +119,9 @@ export class CborPaymentWire implements PaymentWire<
     }
     try {
       const signature = decodePaymentSignature(bytes);
-      const intent = decodeQuantifiedClaim(signature.paymentIntent);
+      const wire = decodeWireIntent(signature.paymentIntent);
       const intentDigest = createHash("sha256").update(signature.paymentIntent).digest();
-      return { bytes, signature, intent, intentDigest };
+      return { bytes, signature, intent: wire.view, wire, intentDigest };
     } catch (error) {
       if (error instanceof CborError) throw error.toInvalidPayment("PAYMENT-SIGNATURE");
       throw error;
@@ -143,16 +152,23 @@ export class CborPaymentWire implements PaymentWire<
         details,
       });
     }
-    await this.verifySigner(offer.acceptedSigners, decoded);
-    enforceHumanityGate(offer, signature, intent, this.deps);
-    const delegation = checkDelegationOrRefuse(
-      this.deps.delegation,
-      match.issued.request,
-      intent,
-      signature,
-      this.deps.now(),
-    );
-    return { ...decoded, issued: match.issued, delegation };
+    const { subject, time } = intent;
+    // An unmasked intent is all in clear; a masked one carries no chain (enforceRevelationMask refuses it).
+    const clear = subject === undefined || time === undefined ? undefined : { ...intent, subject, time };
+    const masked = enforceRevelationMask(offer, decoded.wire, signature);
+    if (masked === undefined) {
+      // Fail closed: the mask check let no hidden part through, so the signature is always checked here.
+      if (clear === undefined) throw new GatewayError("internal_error", "an unmasked intent hides a part");
+      await this.verifySigner(offer.acceptedSigners, { ...decoded, intent: clear });
+    }
+    // The gate needs the payer: a route whose mask hides it cannot have the gate on (refused at start-up).
+    if (subject !== undefined) enforceHumanityGate(offer, signature, { subject }, this.deps);
+    else if (offer.acceptsHumanityGate)
+      throw new GatewayError("internal_error", "a gated route hides the payer");
+    const delegation =
+      clear &&
+      checkDelegationOrRefuse(this.deps.delegation, match.issued.request, clear, signature, this.deps.now());
+    return { ...decoded, issued: match.issued, delegation, maskDocument: offer.revelationMaskDocument };
   }
 
   async verify(
@@ -161,10 +177,7 @@ export class CborPaymentWire implements PaymentWire<
   ): Promise<{ payment: VerifiedCborPayment; payer: string }> {
     // The ledger refunds the grants with the reservation when the flow releases it.
     await chargeGrantsOrRefuse(this.deps, id, checked.delegation, checked.intent.quantity.amount);
-    const verdict = await this.deps.facilitator.verifyCbor({
-      paymentRequest: checked.issued.bytes,
-      paymentSignature: checked.bytes,
-    });
+    const verdict = await this.deps.facilitator.verifyCbor(facilitatorRequest(checked));
     if (!verdict.isValid) {
       throw new GatewayError(
         "verification_failed",
@@ -176,16 +189,20 @@ export class CborPaymentWire implements PaymentWire<
     }
     // Through a chain, the root pays: the agent only signs on its behalf.
     const { delegation } = checked;
-    const payer = delegation ? payerIdOf(delegation.root) : (verdict.payer ?? payerIdOfClaim(checked.intent));
-    const delegate = delegation && payerIdOfClaim(checked.intent);
+    const { subject, signer } = checked.intent;
+    // A payer the mask hides stays hidden: named by this payment alone, whatever the facilitator says.
+    if (subject === undefined) {
+      const payer = `masked:${checked.intentDigest.toString("hex")}`;
+      return { payment: { ...checked, payer, delegate: undefined }, payer };
+    }
+    const known = payerIdOfClaim({ subject, signer });
+    const payer = delegation ? payerIdOf(delegation.root) : (verdict.payer ?? known);
+    const delegate = delegation && known;
     return { payment: { ...checked, payer, delegate }, payer };
   }
 
   async settle(payment: VerifiedCborPayment): Promise<WireSettlement<Uint8Array>> {
-    const settlement = await this.deps.facilitator.settleCbor({
-      paymentRequest: payment.issued.bytes,
-      paymentSignature: payment.bytes,
-    });
+    const settlement = await this.deps.facilitator.settleCbor(facilitatorRequest(payment));
     if (settlement.success && settlement.receipt !== undefined)
       return { ok: true, receipt: settlement.receipt };
     const reason = settlement.errorReason ?? "no receipt";
@@ -261,7 +278,7 @@ export class CborPaymentWire implements PaymentWire<
   /** The intent's signer backend, accepted by the route, says the signature is the subject's; else the refusal. */
   private async verifySigner(
     accepted: CborRouteOffer["acceptedSigners"],
-    { intent, signature }: DecodedCborPayment,
+    { intent, signature }: DecodedCborPayment & { intent: QuantifiedClaim },
   ): Promise<void> {
     let refusal;
     try {
@@ -295,6 +312,15 @@ export class CborPaymentWire implements PaymentWire<
   private issue(route: PricedRoute): IssuedRequest {
     return issueCborRequest(cborOffer(route), this.deps.now());
   }
+}
+
+/** The facilitator's body: the recomputed request, the payment as received, the route's mask document. */
+function facilitatorRequest(payment: CheckedCborPayment): CborFacilitatorRequest {
+  return {
+    paymentRequest: payment.issued.bytes,
+    paymentSignature: payment.bytes,
+    revelationMask: payment.maskDocument,
+  };
 }
 
 function cborOffer(route: PricedRoute) {

@@ -9,16 +9,30 @@ import { addVary, keepPrivate } from "./respond.js";
 export const X402_ERROR = "x402-error";
 /** Response header with the refusal's one-line reason beside `X402-Error` (e.g. the offer's deadline passed). */
 export const X402_ERROR_REASON = "x402-error-reason";
+/**
+ * Response header of a CBOR 402 whose route has a revelation mask other than the all-Open default: the
+ * base64 of the mask document its `revelation_mask_ref` names by SHA-256 (docs/cbor.md, Revelation masks).
+ */
+export const X402_REVELATION_MASK = "x402-revelation-mask";
 /** Longest reason put in a header, in characters. */
 const MAX_REASON_CHARS = 256;
 
 /**
  * The CBOR 402: `PAYMENT-REQUIRED` is the base64 of the PaymentRequest, the body the same bytes as
- * `application/x402+cbor`; a refused payment's code goes in `X402-Error`, its reason in `X402-Error-Reason`.
+ * `application/x402+cbor`; a refused payment's code goes in `X402-Error`, its reason in `X402-Error-Reason`;
+ * a route's revelation mask document in `X402-Revelation-Mask`.
  */
-export function sendCborPaymentRequired(res: ServerResponse, offer: Uint8Array, error?: GatewayError): void {
+export function sendCborPaymentRequired(
+  res: ServerResponse,
+  offer: Uint8Array,
+  maskDocument: Uint8Array | undefined,
+  error?: GatewayError,
+): void {
   res.statusCode = 402;
   res.setHeader(PAYMENT_REQUIRED, Buffer.from(offer).toString("base64"));
+  if (maskDocument !== undefined) {
+    res.setHeader(X402_REVELATION_MASK, Buffer.from(maskDocument).toString("base64"));
+  }
   if (error !== undefined && error.code !== "payment_required") {
     res.setHeader(X402_ERROR, error.code);
     res.setHeader(X402_ERROR_REASON, printableAscii(error.message, MAX_REASON_CHARS));

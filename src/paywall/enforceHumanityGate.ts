@@ -13,7 +13,7 @@ import { GatewayError } from "../protocol/errors.js";
 export function enforceHumanityGate(
   offer: CborRouteOffer,
   payment: PaymentSignature,
-  intent: Claim,
+  intent: Pick<Claim, "subject">,
   clock: { now: () => number; skewSeconds: number },
 ): void {
   if (!offer.acceptsHumanityGate) return;

@@ -1,6 +1,8 @@
 import { z } from "zod/v4";
 import { outboundUrl } from "../common/outboundUrl.js";
 import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
+import { CLAIM_PARTS } from "../protocol/cbor/Claim.js";
+import { MASK_TAGS } from "../protocol/cbor/masks/RevelationMask.js";
 import { CURRENCIES } from "../protocol/cbor/profile.js";
 import { decimalIntegerString } from "../protocol/schemas.js";
 import { humanityIssuersSchema } from "./humanityIssuers.js";
@@ -15,6 +17,24 @@ export const acceptedSignersSchema = z
   .meta({
     description: `Signer backends whose intents the route accepts: ${SIGNER_BACKEND_NAMES.map((name) => `\`${name}\``).join(", ")}. Default ${DEFAULT_ACCEPTED_SIGNERS.map((name) => `\`${name}\``).join(" and ")}; an intent of another is \`402 signer_not_accepted\`, one of an unbuilt backend \`402 signer_not_built\`.`,
   });
+
+const maskSectionSchema = z.partialRecord(z.enum(CLAIM_PARTS), z.enum(MASK_TAGS));
+
+/** A route's revelation mask, as configured (docs/cbor.md, Revelation masks). */
+export const revelationMaskSchema = z.strictObject({
+  /** Tags of the payer's intent parts (v0.3: `subject` Commit or Encrypted, `time` also ZK). */
+  intent: maskSectionSchema.optional().meta({
+    description: "Tags of the payer's intent parts (v0.3: `subject` Commit or Encrypted, `time` also ZK).",
+  }),
+  /** Tags of the parts of signed claims (grants, humanity claims): Open only in v0.3. */
+  claims: maskSectionSchema.optional().meta({
+    description: "Tags of the parts of signed claims (grants, humanity claims): Open only in v0.3.",
+  }),
+  /** Tags of the receipt's parts (v0.3: `subject` Commit; it must be when the intent hides it). */
+  receipt: maskSectionSchema.optional().meta({
+    description: "Tags of the receipt's parts (v0.3: `subject` Commit; it must be when the intent hides it).",
+  }),
+});
 
 /** Defaults of the x402+cbor settings, written once. */
 export const CBOR_DEFAULTS = {
@@ -45,12 +65,24 @@ export const cborRouteSchema = z.strictObject({
     .min(1)
     .optional()
     .meta({ description: "The route's id in the offer; default the route key, e.g. `GET /api/quote`." }),
-  /** `revelation_mask_ref` of the PaymentRequest (e.g. `mask:v0.3:…`). */
-  revelationMaskRef: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({ description: "`revelation_mask_ref` of the PaymentRequest (e.g. `mask:v0.3:…`)." }),
+  /**
+   * `revelation_mask_ref` of the PaymentRequest; it must name the route's mask: `mask:v0.3:open-fields`
+   * (the default) or the `mask:v0.3:sha256:…` of `revelationMask`.
+   */
+  revelationMaskRef: z.string().min(1).optional().meta({
+    description:
+      "`revelation_mask_ref` of the PaymentRequest; it must name the route's mask: `mask:v0.3:open-fields` (the default) or the `mask:v0.3:sha256:…` of `revelationMask`.",
+  }),
+  /**
+   * The route's revelation mask: per family (`intent`, `claims`, `receipt`) a tag (`Open`, `Commit`,
+   * `Encrypted`, `ZK`) per claim part; parts not named are Open. The offer names it by digest
+   * (`mask:v0.3:sha256:…`) and carries it in `X402-Revelation-Mask`. Default all Open
+   * (`mask:v0.3:open-fields`).
+   */
+  revelationMask: revelationMaskSchema.optional().meta({
+    description:
+      "The route's revelation mask: per family (`intent`, `claims`, `receipt`) a tag (`Open`, `Commit`, `Encrypted`, `ZK`) per claim part; parts not named are Open. The offer names it by digest (`mask:v0.3:sha256:…`) and carries it in `X402-Revelation-Mask`. Default all Open (`mask:v0.3:open-fields`).",
+  }),
   /** `claim_schema_ref` of the PaymentRequest. Default `schema:v0.3:payment-intent`. */
   claimSchemaRef: z
     .string()

@@ -1,9 +1,7 @@
 import type { CborRouteConfig } from "./cborRouteSettings.js";
-import {
-  DEFAULT_CLAIM_SCHEMA_REF,
-  DEFAULT_REVELATION_MASK_REF,
-  type Currency,
-} from "../protocol/cbor/profile.js";
+import { DEFAULT_CLAIM_SCHEMA_REF, type Currency } from "../protocol/cbor/profile.js";
+import type { RevelationMask } from "../protocol/cbor/masks/RevelationMask.js";
+import { resolveRouteMask } from "./resolveRouteMask.js";
 import { parseHumanityIssuers } from "./humanityIssuers.js";
 import { PriceError } from "./parseMoney.js";
 import { DEFAULT_ACCEPTED_SIGNERS, type SignerBackendName } from "../signers/SignerBackend.js";
@@ -15,6 +13,10 @@ export interface CborRouteOffer {
   merchantPseudonym: string;
   serviceId: string;
   revelationMaskRef: string;
+  /** The mask the ref names: what payments of the route are checked against. */
+  revelationMask: RevelationMask;
+  /** Its canonical document, published with each offer; absent for the default all-Open mask. */
+  revelationMaskDocument: Uint8Array | undefined;
   claimSchemaRef: string;
   acceptsHumanityGate: boolean;
   /** Humanity-claim issuers the route trusts (public keys); never empty when the gate is on. */
@@ -60,12 +62,13 @@ export function resolveCborOffer(
       "cbor: acceptsHumanityGate is on but no humanity issuer is trusted, so nobody could pay: list issuer keys in humanityIssuers (on the route or in the top-level cbor settings)",
     );
   }
+  const mask = resolveRouteMask(config, acceptsHumanityGate);
   return {
+    ...mask,
     currency: config.currency,
     amount,
     merchantPseudonym,
     serviceId: config.serviceId ?? key,
-    revelationMaskRef: config.revelationMaskRef ?? DEFAULT_REVELATION_MASK_REF,
     claimSchemaRef: config.claimSchemaRef ?? DEFAULT_CLAIM_SCHEMA_REF,
     acceptsHumanityGate,
     humanityIssuers,

@@ -73,6 +73,10 @@ export const ERROR_CATALOGUE = {
     status: 402,
     when: "CBOR: a grant caps another currency, less than this price, or its total is spent (`details.link`, `cap`, `exceeded`: `currency`, `amount`, `total`)",
   },
+  revelation_mask_violation: {
+    status: 402,
+    when: "CBOR: an intent part comes in another form than the route's revelation mask says, e.g. in clear where it must be hidden (`details.field`, `expected`, `received`; docs/cbor.md, Revelation masks)",
+  },
   signer_not_accepted: {
     status: 402,
     when: "CBOR: the intent names a signer backend the route's `cbor.signers` does not list (`details.backend`, `accepted`)",

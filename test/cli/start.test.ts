@@ -106,6 +106,20 @@ describe("npm start", () => {
       );
       expect(ungated).toMatch(/--facilitator \(its demo issuer\) or --humanity/);
 
+      // The masked CBOR route: the payer's key sealed to the facilitator, the receipt opened by the payer.
+      const maskedCommand =
+        /^\s*(npm run pay -- --cbor \S+\/x402-anvil\/v1\/quote --facilitator http:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(
+          banner!,
+        )?.[1];
+      expect(maskedCommand).toBeDefined();
+      const masked = await run(maskedCommand!);
+      expect(masked.stdout).toMatch(
+        /revelation mask mask:v0\.3:sha256:[0-9a-f]{64}: hid subject \(Encrypted\), time \(ZK\)/,
+      );
+      expect(masked.stdout).toContain("status: 200 OK");
+      expect(masked.stdout).toContain("PAYMENT-RESPONSE (RestrictedReceipt: the mask hides subject)");
+      expect(masked.stdout).toContain("receipt signature: valid");
+
       const quote = await fetch(`${url}/x402-anvil/v1/quote`);
       expect(quote.status).toBe(402);
       const offer = (await quote.json()) as {

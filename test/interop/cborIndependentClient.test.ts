@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev/startCborFacilitator.js";
 import { startCborTarget, type CborTarget } from "../support/cborTargets.js";
 import { fund, freshPayer, pay, receiptKeyOf, verifyReceipt } from "./independentClient/client.js";
+import { payMasked } from "./independentClient/maskedClient.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const clientDir = join(here, "independentClient");
@@ -25,7 +26,26 @@ beforeAll(async () => {
       payTo: "0x000000000000000000000000000000000000dEaD",
       network: "eip155:31337",
       cbor: { merchantPseudonym: MERCHANT, facilitator: { url: facilitator.url } },
-      routes: { "GET /quote": { cbor: { currency: "USDC", amount: String(PRICE) } } },
+      routes: {
+        "GET /quote": { cbor: { currency: "USDC", amount: String(PRICE) } },
+        "GET /sealed": {
+          cbor: {
+            currency: "USDC",
+            amount: String(PRICE),
+            revelationMask: { intent: { subject: "Encrypted", time: "ZK" }, receipt: { subject: "Commit" } },
+          },
+        },
+        "GET /committed": {
+          cbor: {
+            currency: "USDC",
+            amount: String(PRICE),
+            revelationMask: {
+              intent: { subject: "Commit", time: "Encrypted" },
+              receipt: { subject: "Commit" },
+            },
+          },
+        },
+      },
     },
     Date.now,
   );
@@ -79,6 +99,29 @@ describe("a client written from docs/cbor.md alone (cborg + @noble, nothing from
     tampered[salt + 8] = tampered[salt + 8]! ^ 1; // inside the first salt: past the key, the array head and the bstr head
     expect(verifyReceipt(tampered, key)).toBeUndefined();
   });
+});
+
+describe("the independent client pays routes with revelation masks (adds @hpke/core)", () => {
+  it.each(["/sealed", "/committed"])(
+    "%s: pays with the hidden parts, the books move once, and only the payer opens the receipt's subject",
+    async (path) => {
+      const payer = freshPayer();
+      const funded = await fund(facilitator.url, payer.publicKey, "USDC", FUNDED);
+      const merchantBefore = facilitator.merchantBalance(MERCHANT, "USDC");
+      const paid = await payMasked(
+        `${target.url}${path}`,
+        payer,
+        Math.floor(Date.now() / 1000),
+        facilitator.url,
+      );
+      expect(paid.status, paid.error ?? "").toBe(200);
+      expect(paid.receiptHidesSubject).toBe(true);
+      expect(paid.openedSubject).toEqual(payer.publicKey);
+      expect(target.served(path)).toBe(1);
+      expect(facilitator.book.payerBalance(funded.payer, "USDC")).toBe(BigInt(FUNDED - PRICE));
+      expect(facilitator.merchantBalance(MERCHANT, "USDC")).toBe(merchantBefore + BigInt(PRICE));
+    },
+  );
 });
 
 /** Every module specifier in a TypeScript source: static and dynamic imports, re-exports. */

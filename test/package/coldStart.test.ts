@@ -6,7 +6,14 @@ import { packagesLoadedBy } from "../support/packagesLoadedBy.js";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Loaded only by the feature that uses them (docs/dependencies.md), never by importing the package root. */
-const LAZY = ["starknet", "ioredis", "@noble/post-quantum", "@modelcontextprotocol/sdk", "viem"];
+const LAZY = [
+  "starknet",
+  "ioredis",
+  "@noble/post-quantum",
+  "@modelcontextprotocol/sdk",
+  "viem",
+  "@hpke/core",
+];
 
 // Not timed (bench scenario 10 times it): which packages a fresh process loads, a fact that does not drift.
 describe("importing the package root", () => {

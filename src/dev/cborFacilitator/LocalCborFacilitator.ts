@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { CborFacilitator, CborSettlementStatus } from "../../facilitator/CborFacilitator.js";
 import { DELEGATION_DEFAULTS, checkDelegationChain } from "../../protocol/cbor/checkDelegationChain.js";
 import { checkPaymentIntent } from "../../protocol/cbor/checkPaymentIntent.js";
-import { decodeQuantifiedClaim, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
+import { CLAIM_PARTS, type QuantifiedClaim } from "../../protocol/cbor/Claim.js";
 import type {
   CborFacilitatorRequest,
   CborSettleResponse,
@@ -17,6 +17,11 @@ import {
 import { decodePaymentSignature, type PaymentSignature } from "../../protocol/cbor/PaymentSignature.js";
 import { PREDICATE_WAS_PAID } from "../../protocol/cbor/profile.js";
 import { encodeSettlementReceipt, signReceipt } from "../../protocol/cbor/SettlementReceipt.js";
+import { encodeRestrictedReceipt } from "../../protocol/cbor/RestrictedReceipt.js";
+import { restrictReceipt } from "../../protocol/cbor/restrictReceipt.js";
+import type { MaskHpkeKey } from "../../protocol/cbor/masks/maskHpke.js";
+import { RECEIPT_SALT_BYTES } from "../../protocol/cbor/receiptCommitments.js";
+import { readPaymentIntent, type ReadIntent } from "./readPaymentIntent.js";
 import { payerIdOf, type SigningKey } from "../../protocol/cbor/signatures.js";
 import { isStandInProof } from "../../protocol/cbor/standInProof.js";
 import { revokeReceipt } from "../../protocol/cbor/revokeReceipt.js";
@@ -39,6 +44,8 @@ export interface LocalCborFacilitatorDeps {
   skewSeconds?: number;
   /** The signer backends it verifies intents with (every built one is accepted); default the standard two, offline. */
   signers?: SignerRegistry;
+  /** Its HPKE key (published at `/supported`): opens the hidden parts of masked intents. */
+  maskKey?: MaskHpkeKey;
 }
 
 export type LocalRefundOutcome =
@@ -49,7 +56,8 @@ type Checked =
       ok: true;
       request: PaymentRequest;
       payment: PaymentSignature;
-      claim: QuantifiedClaim;
+      claim: ReadIntent["claim"];
+      intent: ReadIntent;
       payer: string;
       /** The delegation chain's grants, root first (none without a chain). */
       grants: GrantSpend[];
@@ -74,14 +82,15 @@ export class LocalCborFacilitator implements CborFacilitator {
   async verifyCbor(request: CborFacilitatorRequest): Promise<CborVerifyResponse> {
     const checked = await this.check(request);
     return checked.ok
-      ? { isValid: true, payer: checked.payer }
+      ? // A payer the mask hides is not named to the gateway.
+        { isValid: true, ...(checked.intent.mask.intent.subject === "Open" ? { payer: checked.payer } : {}) }
       : { isValid: false, invalidReason: checked.reason };
   }
 
   async settleCbor(request: CborFacilitatorRequest): Promise<CborSettleResponse> {
     const checked = await this.check(request);
     if (!checked.ok) return { success: false, errorReason: checked.reason };
-    const { claim, payment, payer, grants } = checked;
+    const { claim, payment, payer, grants, intent } = checked;
     const settledAt = Math.floor(this.deps.now() / 1000);
     const intentDigest = createHash("sha256").update(payment.paymentIntent).digest();
     const outcome = this.deps.book.transfer(
@@ -94,15 +103,24 @@ export class LocalCborFacilitator implements CborFacilitator {
         settledAt,
         grants,
       },
-      () =>
-        encodeSettlementReceipt(
-          signReceipt(this.deps.receiptKey, {
-            ...claim,
-            predicate: PREDICATE_WAS_PAID,
-            time: settledAt,
-            context: new Uint8Array(intentDigest),
-          }),
-        ),
+      () => {
+        // A part the receipt mask hides is committed with the salt the payer hid it with in the intent,
+        // so the payer (who knows both) can open it; the gateway only sees the commitment.
+        const salts = CLAIM_PARTS.map((part) =>
+          intent.mask.receipt[part] === "Commit" && intent.salts[part] !== undefined
+            ? intent.salts[part]
+            : new Uint8Array(randomBytes(RECEIPT_SALT_BYTES)),
+        );
+        const receipt = signReceipt(
+          this.deps.receiptKey,
+          { ...claim, predicate: PREDICATE_WAS_PAID, time: settledAt, context: new Uint8Array(intentDigest) },
+          { salts },
+        );
+        const open = CLAIM_PARTS.filter((part) => intent.mask.receipt[part] === "Open");
+        return open.length === CLAIM_PARTS.length
+          ? encodeSettlementReceipt(receipt)
+          : encodeRestrictedReceipt(restrictReceipt(receipt, open).receipt);
+      },
     );
     return outcome.ok
       ? { success: true, receipt: outcome.receipt }
@@ -152,14 +170,15 @@ export class LocalCborFacilitator implements CborFacilitator {
   private async check(body: CborFacilitatorRequest): Promise<Checked> {
     let request: PaymentRequest;
     let payment: PaymentSignature;
-    let claim: QuantifiedClaim;
     try {
       request = decodePaymentRequest(body.paymentRequest);
       payment = decodePaymentSignature(body.paymentSignature);
-      claim = decodeQuantifiedClaim(payment.paymentIntent);
     } catch (error) {
       return { ok: false, reason: `invalid_payment: ${(error as Error).message}` };
     }
+    const intent = await readPaymentIntent(request, payment, body.revelationMask, this.deps.maskKey);
+    if (!intent.ok) return intent;
+    const { claim } = intent;
     const skewMs = (this.deps.skewSeconds ?? 30) * 1000;
     if (request.deadline.getTime() + skewMs < this.deps.now())
       return { ok: false, reason: "request_expired" };
@@ -169,10 +188,12 @@ export class LocalCborFacilitator implements CborFacilitator {
     }
     const mismatch = checkPaymentIntent(request, claim);
     if (mismatch) return { ok: false, reason: `mismatch: ${mismatch.field}` };
-    const refusal = await this.signers.verifyIntent(
-      { bytes: payment.paymentIntent, claim, signature: payment.signature },
-      BUILT_SIGNERS,
-    );
+    const refusal = intent.signatureChecked
+      ? undefined
+      : await this.signers.verifyIntent(
+          { bytes: payment.paymentIntent, claim: claim as QuantifiedClaim, signature: payment.signature },
+          BUILT_SIGNERS,
+        );
     if (refusal !== undefined) {
       return {
         ok: false,
@@ -185,7 +206,7 @@ export class LocalCborFacilitator implements CborFacilitator {
     let grants: GrantSpend[] = [];
     if (payment.delegationChain !== undefined) {
       // The agent signs on the root's behalf: the root's account pays, under every grant's cap.
-      const chain = checkDelegationChain(payment.delegationChain, request, claim, {
+      const chain = checkDelegationChain(payment.delegationChain, request, claim as QuantifiedClaim, {
         ...DELEGATION_DEFAULTS,
         skewSeconds: this.deps.skewSeconds ?? 30,
         nowMs: this.deps.now(),
@@ -204,6 +225,6 @@ export class LocalCborFacilitator implements CborFacilitator {
     const balance = this.deps.book.payerBalance(payer, claim.quantity.currency);
     if (balance === undefined) return { ok: false, reason: "unknown_payer" };
     if (balance < claim.quantity.amount) return { ok: false, reason: "insufficient_funds" };
-    return { ok: true, request, payment, claim, payer, grants };
+    return { ok: true, request, payment, claim, intent, payer, grants };
   }
 }

@@ -12,6 +12,11 @@ export interface PaymentSignature {
   signature: Uint8Array;
   humanityClaim?: Uint8Array | undefined;
   delegationChain?: Uint8Array[] | undefined;
+  /**
+   * The openings of the intent's Commit parts (`[salt, value]` by part name), HPKE-sealed to the
+   * facilitator (docs/cbor.md, Revelation masks); present exactly when the mask has a Commit part.
+   */
+  openings?: Uint8Array | undefined;
 }
 
 const WHAT = "PaymentSignature";
@@ -24,6 +29,7 @@ export function encodePaymentSignature(payment: PaymentSignature): Uint8Array {
   ]);
   if (payment.humanityClaim !== undefined) map.set("humanity_claim", payment.humanityClaim);
   if (payment.delegationChain !== undefined) map.set("delegation_chain", payment.delegationChain);
+  if (payment.openings !== undefined) map.set("openings", payment.openings);
   return encodeCanonical(map);
 }
 
@@ -38,6 +44,8 @@ export function decodePaymentSignature(bytes: Uint8Array): PaymentSignature {
   const delegationChain = fields.optionalBytesArray("delegation_chain");
   if (humanityClaim !== undefined) payment.humanityClaim = humanityClaim;
   if (delegationChain !== undefined) payment.delegationChain = delegationChain;
+  const openings = fields.optionalBytes("openings");
+  if (openings !== undefined) payment.openings = openings;
   fields.done();
   return payment;
 }

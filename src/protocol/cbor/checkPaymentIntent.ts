@@ -17,7 +17,7 @@ export type IntentMismatch = {
  */
 export function checkPaymentIntent(
   request: PaymentRequest,
-  claim: QuantifiedClaim,
+  claim: Pick<QuantifiedClaim, "predicate" | "object" | "quantity">,
 ): IntentMismatch | undefined {
   const compare: Array<[string, string, string]> = [
     ["payment_intent.predicate", PREDICATE_PAYS, claim.predicate],

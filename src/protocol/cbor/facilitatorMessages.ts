@@ -11,6 +11,11 @@ export interface CborFacilitatorRequest {
   paymentRequest: Uint8Array;
   /** The client's PaymentSignature, as received. */
   paymentSignature: Uint8Array;
+  /**
+   * The mask document the PaymentRequest's `revelation_mask_ref` names by digest (absent for the
+   * default all-Open `mask:v0.3:open-fields`).
+   */
+  revelationMask?: Uint8Array | undefined;
 }
 
 export interface CborVerifyResponse {
@@ -27,13 +32,13 @@ export interface CborSettleResponse {
 }
 
 export function encodeCborFacilitatorRequest(request: CborFacilitatorRequest): Uint8Array {
-  return encodeCanonical(
-    new Map<string, CborValue>([
-      ["x402Version", 2],
-      ["paymentRequest", request.paymentRequest],
-      ["paymentSignature", request.paymentSignature],
-    ]),
-  );
+  const map: CborMap = new Map<string, CborValue>([
+    ["x402Version", 2],
+    ["paymentRequest", request.paymentRequest],
+    ["paymentSignature", request.paymentSignature],
+  ]);
+  if (request.revelationMask !== undefined) map.set("revelationMask", request.revelationMask);
+  return encodeCanonical(map);
 }
 
 /** A facilitator body carries a whole PaymentSignature (up to 64 KiB) and a PaymentRequest. */
@@ -45,10 +50,12 @@ export function decodeCborFacilitatorRequest(bytes: Uint8Array): CborFacilitator
     maxItems: MAX_CBOR_RECORD_ITEMS,
   });
   fields.constant("x402Version", 2);
-  const request = {
+  const request: CborFacilitatorRequest = {
     paymentRequest: fields.bytes("paymentRequest"),
     paymentSignature: fields.bytes("paymentSignature"),
   };
+  const revelationMask = fields.optionalBytes("revelationMask");
+  if (revelationMask !== undefined) request.revelationMask = revelationMask;
   fields.done();
   return request;
 }
