@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { CborAccountBook } from "./cborFacilitator/CborAccountBook.js";
+import { isLoopbackAddress, readBody, sendCbor, sendJson } from "./cborFacilitator/facilitatorHttp.js";
+import { supportedDocument } from "./cborFacilitator/supportedDocument.js";
 import { LocalCborFacilitator, type LocalRefundOutcome } from "./cborFacilitator/LocalCborFacilitator.js";
 import {
   MAX_FACILITATOR_REQUEST_BYTES,
@@ -16,7 +18,7 @@ import {
 import { CBOR_MEDIA_TYPE, type Currency } from "../protocol/cbor/profile.js";
 import { createSigningKey, payerIdOf, type SigningKey } from "../protocol/cbor/signatures.js";
 import { STAND_IN_PROOF_NOTICE } from "../protocol/cbor/standInProof.js";
-import { deriveMaskHpkeKey, publishedMaskKey } from "../protocol/cbor/masks/maskHpke.js";
+import { deriveMaskHpkeKey } from "../protocol/cbor/masks/maskHpke.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
 import { CBOR_DEV_BALANCES } from "./cborDevPayers.js";
 import type { CborValue } from "../protocol/cbor/CborValue.js";
@@ -26,16 +28,9 @@ import { decodeClaim } from "../protocol/cbor/Claim.js";
 import { decodeSettlementReceipt } from "../protocol/cbor/SettlementReceipt.js";
 import type { SignerId } from "../protocol/cbor/profile.js";
 import type { LayerTwoSignerOptions } from "../signers/LayerTwoSigner.js";
-import { LAYER_TWO_SIGNER_DEFAULTS } from "../signers/layerTwoSignerDefaults.js";
 import { SignerRegistry } from "../signers/SignerRegistry.js";
 import { SignerUnavailableError } from "../signers/SignerUnavailableError.js";
-import {
-  DEMO_HUMANITY_ISSUER_LABEL,
-  DEMO_HUMANITY_NOTICE,
-  decodeHumanityRequest,
-  demoHumanityIssuer,
-  issueDemoHumanityClaim,
-} from "./demoHumanityIssuer.js";
+import { decodeHumanityRequest, demoHumanityIssuer, issueDemoHumanityClaim } from "./demoHumanityIssuer.js";
 
 export interface CborPayerAccount {
   /** The subject: a ServiceAuthSigner key, or the identity `signer` names (e.g. a Starknet account). */
@@ -155,28 +150,7 @@ export async function startCborFacilitator(
     fund: 0,
   };
   const log = options.log;
-  const supported = {
-    kinds: [{ x402Version: 2, scheme: "x402+cbor", network: "local" }],
-    extensions: [],
-    // The signer backends it verifies intents with (docs/cbor.md, Signer backends).
-    signers: {
-      ServiceAuthSigner: { algorithms: ["ed25519", "ml-dsa-65"] },
-      LayerTwoSigner: {
-        chainId: options.layerTwo?.chainId ?? LAYER_TWO_SIGNER_DEFAULTS.chainId,
-        contractAccounts: options.layerTwo?.rpcUrl !== undefined,
-      },
-      EvmSigner: { chainId: options.evmChainId ?? 31337, contractWallets: options.evmRpcUrl !== undefined },
-    },
-    receiptKey: { algorithm: "ed25519", publicKey: Buffer.from(receiptKey.publicKey).toString("base64") },
-    hpkeKey: publishedMaskKey(maskKey), // opens what revelation masks hide (docs/cbor.md)
-    proof: { kind: "stand-in", verified: false, notice: STAND_IN_PROOF_NOTICE },
-    humanityIssuer: {
-      algorithm: humanityIssuer.algorithm,
-      publicKey: Buffer.from(humanityIssuer.publicKey).toString("hex"),
-      label: DEMO_HUMANITY_ISSUER_LABEL,
-      notice: DEMO_HUMANITY_NOTICE,
-    },
-  };
+  const supported = supportedDocument(options, receiptKey, maskKey, humanityIssuer);
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -271,7 +245,7 @@ export async function startCborFacilitator(
   /** Dev only: test units for any payer, so a fresh key of any signer backend can pay. Loopback callers only. */
   function fund(req: IncomingMessage, res: ServerResponse, body: Uint8Array): void {
     calls.fund++;
-    if (!isLoopback(req.socket.remoteAddress)) {
+    if (!isLoopbackAddress(req.socket.remoteAddress)) {
       return sendJson(res, 403, { error: "forbidden", message: "POST /fund answers loopback callers only" });
     }
     let request;
@@ -345,32 +319,6 @@ const REFUND_REFUSAL_STATUS: Record<Exclude<LocalRefundOutcome, { ok: true }>["r
   unknown_receipt: 404,
   already_refunded: 409,
 };
-
-async function readBody(req: IncomingMessage): Promise<Uint8Array | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FACILITATOR_REQUEST_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-function sendCbor(res: ServerResponse, bytes: Uint8Array): void {
-  res.writeHead(200, { "content-type": CBOR_MEDIA_TYPE, "content-length": bytes.length });
-  res.end(bytes);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
-}
 
 /** The EVM address a settled receipt's payer is, when its intent was an EvmSigner one. */
 function evmAddressOf(receipt: Uint8Array): { evmAddress?: string } {
