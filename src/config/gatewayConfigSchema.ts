@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
-import { paywallSettingsSchema } from "../paywall/options.js";
+import { paywallSettingsSchema } from "../paywall/paywallSettingsSchema.js";
 import { paywallSettingsIssues } from "../paywall/paywallSettingsIssues.js";
 import {
   adminSettingsSchema,

@@ -1,5 +1,6 @@
 import { z } from "zod/v4";
-import { paywallSettingsSchema, x402OptionsSchema } from "../paywall/options.js";
+import { x402OptionsSchema } from "../paywall/options.js";
+import { paywallSettingsSchema } from "../paywall/paywallSettingsSchema.js";
 import { buildConfigJsonSchema } from "./buildConfigJsonSchema.js";
 
 interface Node {

@@ -26,13 +26,8 @@ import { EvmSettlementChecker } from "../facilitator/EvmSettlementChecker.js";
 import { isLoopbackHost } from "../common/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
-import {
-  DEFAULTS,
-  x402OptionsSchema,
-  type PaywallOptions,
-  type RequireTls,
-  type ResolvedX402Options,
-} from "./options.js";
+import { x402OptionsSchema, type PaywallOptions, type ResolvedX402Options } from "./options.js";
+import { DEFAULTS, type RequireTls } from "./paywallSettingsSchema.js";
 import { recognitionsOf } from "../recognition/recognitionsOf.js";
 import { PaymentFlow } from "./PaymentFlow.js";
 import type { RequestFacts } from "./RequestFacts.js";

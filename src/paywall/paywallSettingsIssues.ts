@@ -8,7 +8,7 @@ import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
 import { OUTBOUND_URL_MESSAGE } from "../common/outboundUrl.js";
 import { revocationHoldProblem } from "../recognition/revocationSettings.js";
 import type { RouteConfig } from "../pricing/routeSettings.js";
-import type { PaywallSettings } from "./options.js";
+import type { PaywallSettings } from "./paywallSettingsSchema.js";
 
 /** What a recognition without `publicUrl`/`allowedHosts` is told, wherever it is configured. */
 export const RECOGNITION_HOST_MESSAGE =
