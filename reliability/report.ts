@@ -151,7 +151,7 @@ function render(f: Record<string, Json>): string {
     "npx vitest run test/reliability       # instances, faults, alert rules (part of npm test)",
     "npm run soak -- --minutes 5           # [--rate 10]",
     "npm run loadtest                      # [--requests 200] [--concurrency 10]",
-    "npm run scaleout                      # figures for SCALING.md (needs haproxy and redis-server)",
+    "npm run scaleout                      # figures for docs/SCALING.md (needs haproxy and redis-server)",
     "npm run reliability-report            # merges reliability/results/ into this page",
     "```",
     "",
