@@ -13,6 +13,7 @@ import { decodeWireIntent, type IntentView, type WireIntent } from "../protocol/
 import { decodePaymentSignature, type PaymentSignature } from "../protocol/cbor/PaymentSignature.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { payerIdOfClaim } from "../protocol/cbor/payerIdOfClaim.js";
+import { receiptMismatch } from "../protocol/cbor/receiptMismatch.js";
 import { payerIdOf } from "../protocol/cbor/signatures.js";
 import type { SignerRegistry } from "../signers/SignerRegistry.js";
 import { SignerUnavailableError } from "../signers/SignerUnavailableError.js";
@@ -203,8 +204,16 @@ export class CborPaymentWire implements PaymentWire<
 
   async settle(payment: VerifiedCborPayment): Promise<WireSettlement<Uint8Array>> {
     const settlement = await this.deps.facilitator.settleCbor(facilitatorRequest(payment));
-    if (settlement.success && settlement.receipt !== undefined)
+    if (settlement.success && settlement.receipt !== undefined) {
+      const mismatch = receiptMismatchOf(payment, settlement.receipt);
+      // It says it settled, with a receipt of something else: money may have moved, the outcome is unknown.
+      if (mismatch !== undefined) {
+        throw new GatewayError("facilitator_error", `the facilitator's /settle receipt ${mismatch}`, {
+          details: { endpoint: "settle", reason: "malformed" },
+        });
+      }
       return { ok: true, receipt: settlement.receipt };
+    }
     const reason = settlement.errorReason ?? "no receipt";
     return {
       ok: false,
@@ -231,9 +240,13 @@ export class CborPaymentWire implements PaymentWire<
     if (settlementOf !== undefined) {
       try {
         const status = await settlementOf(payment.intentDigest);
-        if (status.settled) return { state: "settled", receipt: status.receipt };
-        reason = "the facilitator has no settlement of this intent";
-        if (!retry) return { state: "not_settled", reason };
+        const mismatch = status.settled ? receiptMismatchOf(payment, status.receipt) : undefined;
+        if (status.settled && mismatch === undefined) return { state: "settled", receipt: status.receipt };
+        if (mismatch !== undefined) reason = `the facilitator's status call answered a receipt ${mismatch}`;
+        else {
+          reason = "the facilitator has no settlement of this intent";
+          if (!retry) return { state: "not_settled", reason };
+        }
       } catch (error) {
         reason = `the facilitator's status call failed: ${(error as Error).message}`;
       }
@@ -321,6 +334,12 @@ function facilitatorRequest(payment: CheckedCborPayment): CborFacilitatorRequest
     paymentSignature: payment.bytes,
     revelationMask: payment.maskDocument,
   };
+}
+
+/** Why `receipt` is not this payment's (`was_paid`, its quantity, context = the intent's digest), if it is not. */
+function receiptMismatchOf(payment: CheckedCborPayment, receipt: Uint8Array): string | undefined {
+  const mismatch = receiptMismatch(receipt, payment.intentDigest, payment.intent.quantity);
+  return mismatch === undefined ? undefined : `is not this payment's: ${mismatch}`;
 }
 
 function cborOffer(route: PricedRoute) {

@@ -13,6 +13,8 @@ export interface DelayingFacilitator {
   settleDelayMs: number;
   /** Never answer a CBOR facilitator's settlement status call (`GET /settlements/…`). */
   dropStatus: boolean;
+  /** Rewrites the real facilitator's reply body before it is passed on (a facilitator that answers wrong). */
+  rewrite: ((path: string, reply: Buffer) => Buffer) | undefined;
   /** `/settle` calls the real facilitator answered. */
   settled: number;
   /** Resolves when the next `/verify` arrives (before its delay). */
@@ -42,6 +44,7 @@ export async function startDelayingFacilitator(realUrl: string): Promise<Delayin
     settleMode: "forward",
     settleDelayMs: 0,
     dropStatus: false,
+    rewrite: undefined,
     settled: 0,
     nextVerify: () => new Promise((resolve) => waiters.push(resolve)),
     close: async () => {
@@ -66,7 +69,8 @@ export async function startDelayingFacilitator(realUrl: string): Promise<Delayin
       headers: { "content-type": contentType, accept: req.headers.accept ?? "*/*" },
       body: chunks.length ? Buffer.concat(chunks) : undefined,
     });
-    const reply = Buffer.from(await answer.arrayBuffer());
+    const real = Buffer.from(await answer.arrayBuffer());
+    const reply = double.rewrite ? double.rewrite(path, real) : real;
     if (path === "/settle") {
       double.settled++;
       if (double.settleMode === "cut") return void res.socket?.destroy();
