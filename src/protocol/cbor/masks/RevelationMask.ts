@@ -123,11 +123,6 @@ export function isOpenFieldsMask(mask: RevelationMask): boolean {
   return MASK_SECTIONS.every((section) => CLAIM_PARTS.every((part) => mask[section][part] === "Open"));
 }
 
-/** The intent parts the mask hides (any tag but Open), in claim order. */
-export function hiddenIntentParts(mask: RevelationMask): ClaimPart[] {
-  return CLAIM_PARTS.filter((part) => mask.intent[part] !== "Open");
-}
-
 /**
  * The mask `ref` names, given the document that came with it (if any): the all-Open mask for the
  * default label without a document; otherwise the document, whose SHA-256 must be the ref's.
