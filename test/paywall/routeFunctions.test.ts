@@ -240,6 +240,25 @@ describe("a price function is asked again for the paid retry", () => {
     expect(offered.adapter.getUserAgent()).toBe("ua/1");
     expect(offered.adapter.getHeader("User-Agent")).toBe("ua/1");
   });
+
+  it("a client's query cannot swap the prototype of getQueryParams(): `__proto__` is one more own parameter", async () => {
+    let queryParams: Record<string, string | string[]> | undefined;
+    const base = await serve({
+      "GET /q": {
+        accepts: {
+          ...option,
+          price: (context: RouteRequestContext) => {
+            queryParams = context.adapter.getQueryParams();
+            return "$0.01";
+          },
+        },
+      },
+    });
+    await offerAt(`${base}/q?__proto__=a&__proto__=b&tier=x`);
+    expect(Object.getPrototypeOf(queryParams)).toBe(Object.prototype);
+    expect(Object.keys(queryParams!).sort()).toEqual(["__proto__", "tier"]);
+    expect(Object.getOwnPropertyDescriptor(queryParams, "__proto__")?.value).toEqual(["a", "b"]);
+  });
 });
 
 describe("functions that throw or return garbage", () => {
