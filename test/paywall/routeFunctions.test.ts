@@ -261,16 +261,22 @@ describe("a price function is asked again for the paid retry", () => {
   });
 });
 
+/** A logger that keeps what is logged at `warn` (where route function failures go). */
+function warningLogger() {
+  const warned: Array<Record<string, unknown>> = [];
+  const silent = () => undefined;
+  const logger = {
+    debug: silent,
+    info: silent,
+    error: silent,
+    warn: (line: Record<string, unknown>) => void warned.push(line),
+  };
+  return { logger, warned };
+}
+
 describe("functions that throw or return garbage", () => {
   it("a price function that throws: 500 route_function_failed, the handler not run, nothing verified or settled", async () => {
-    const warned: Array<Record<string, unknown>> = [];
-    const silent = () => undefined;
-    const logger = {
-      debug: silent,
-      info: silent,
-      error: silent,
-      warn: (line: Record<string, unknown>) => void warned.push(line),
-    };
+    const { logger, warned } = warningLogger();
     const base = await serve(
       {
         "GET /boom": {
@@ -295,6 +301,32 @@ describe("functions that throw or return garbage", () => {
     expect(warned).toContainEqual(
       expect.objectContaining({ code: "route_function_failed", err: new Error("price oracle down") }),
     );
+  });
+
+  it("what a function returned is the operator's to read, never echoed to the client (route_function_invalid)", async () => {
+    const { logger, warned } = warningLogger();
+    const secret = "postgres://admin:hunter2@10.1.2.3/payees";
+    const base = await serve(
+      {
+        "GET /leaky-payee": { accepts: { ...option, price: "$0.01", payTo: () => secret } },
+        "GET /leaky-price": { accepts: { ...option, price: () => `$${secret}` } },
+      },
+      { logger },
+    );
+    for (const path of ["/leaky-payee", "/leaky-price"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text), path).toMatchObject({ error: "route_function_invalid" });
+      expect(text, path).not.toContain("10.1.2.3");
+      expect(text, path).not.toContain("hunter2");
+    }
+    // The operator reads what it returned.
+    const logged = warned
+      .filter((line) => line.code === "route_function_invalid")
+      .map((line) => (line.err as Error | undefined)?.message ?? "");
+    expect(logged).toHaveLength(2);
+    for (const message of logged) expect(message).toContain("10.1.2.3");
   });
 
   it("a function that throws only on the paid retry: 500, nothing verified, settled or served", async () => {
