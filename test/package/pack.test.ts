@@ -14,6 +14,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { collect, waitForLine } from "../cli/support/runCli.js";
+import { LAZY_PACKAGES, packagesLoadedBy } from "../support/packagesLoadedBy.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -122,9 +123,9 @@ describe("the published package", () => {
 
   // Runs after the pack above, which built dist/: the tarball as a consumer gets it, its dependencies beside it.
   it(
-    "the tarball in a consumer project: every export imports by name, an error thrown in ./gateway is the root's class, every bin runs",
+    "the tarball in a consumer project: every export imports by name, the root loads no feature-only package, an error thrown in ./gateway is the root's class, every bin runs",
     { timeout: 120_000 },
-    () => {
+    async () => {
       const dir = mkdtempSync(join(tmpdir(), "gw-consumer-"));
       const [{ filename }] = JSON.parse(
         execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
@@ -180,6 +181,10 @@ console.log(JSON.stringify({ loaded, caught, shared, schemaId: typeof (await imp
       expect(result.caught).toBe("X402OptionsError");
       expect(result.shared).toEqual([]);
       expect(result.schemaId).toBe("string");
+      // The bundle keeps the feature-only packages behind their dynamic imports, as the sources do.
+      const loaded = await packagesLoadedBy(join(installed, "dist/index.js"), dir);
+      expect(loaded.has("zod")).toBe(true);
+      expect(LAZY_PACKAGES.filter((name) => loaded.has(name))).toEqual([]);
       for (const [name, path] of Object.entries(pkg.bin)) {
         const file = join(installed, path);
         expect(readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n"), name).toBe(true);
