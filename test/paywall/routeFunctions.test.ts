@@ -473,6 +473,27 @@ describe("unpaidResponseBody", () => {
     expect(await res.json()).toEqual({ title: "Payment required" });
   });
 
+  it("a static body JSON cannot write is refused at start-up, naming the field, not with a 500 on every request", () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    for (const [field, body] of [
+      ["unpaidResponseBody", { n: 1n }],
+      ["settlementFailedResponseBody", circular],
+    ] as const) {
+      expect(() =>
+        x402({
+          facilitator: { url: facilitator.url },
+          routes: {
+            "GET /static": {
+              accepts: { ...option, price: "$0.01" },
+              [field]: { contentType: "application/json", body },
+            },
+          },
+        }),
+      ).toThrow(new RegExp(`routes\\["GET /static"\\]\\.${field}\\.body: .*JSON`));
+    }
+  });
+
   it.each([
     [
       "throws",
