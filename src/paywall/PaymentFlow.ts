@@ -157,8 +157,11 @@ export class PaymentFlow {
   private report(error: GatewayError, route: PricedRoute | undefined, wire?: PaymentWire): void {
     const level = error.status >= 500 ? "warn" : "info";
     const format = wire === undefined || wire === this.json ? undefined : wire.label;
-    // What a route function threw is the operator's to read, never the client's.
-    const err = error.code === "route_function_failed" ? error.cause : undefined;
+    // What a route function threw or returned is the operator's to read, never the client's.
+    const err =
+      error.code === "route_function_failed" || error.code === "route_function_invalid"
+        ? error.cause
+        : undefined;
     this.deps.logger[level](
       {
         code: error.code,

@@ -21,11 +21,11 @@ export function routeRequestContext(exchange: Exchange): RouteRequestContext {
       getUrl: () => resourceUrl,
       getAcceptHeader: () => headerOf(req, "accept") ?? "",
       getUserAgent: () => headerOf(req, "user-agent") ?? "",
-      getQueryParams: () => {
-        const all: Record<string, string | string[]> = {};
-        for (const name of new Set(params().keys())) all[name] = valueOf(params().getAll(name));
-        return all;
-      },
+      // fromEntries defines own properties: a client's `?__proto__=a&__proto__=b` cannot set the prototype.
+      getQueryParams: () =>
+        Object.fromEntries(
+          [...new Set(params().keys())].map((name) => [name, valueOf(params().getAll(name))]),
+        ),
       getQueryParam: (name) => {
         const values = params().getAll(name);
         return values.length === 0 ? undefined : valueOf(values);

@@ -145,11 +145,15 @@ function checkedBuild(
   network: string,
   where: string,
 ): PaymentRequirements {
+  // What the function returned is server data: the operator reads it in the log (the cause), the client never.
   const invalid = (field: "price" | "payTo", problem: string) =>
     new GatewayError(
       "route_function_invalid",
-      `the route's ${field} function (${where}) returned what cannot be paid: ${problem}`,
-      { details: { field, option: where, problem } },
+      `the route's ${field} function (${where}) returned what cannot be paid`,
+      {
+        details: { field, option: where },
+        cause: new Error(`${problem}; it returned ${preview(field === "price" ? price : payee)}`),
+      },
     );
   if (typeof payee !== "string") throw invalid("payTo", `expected an address, got ${typeof payee}`);
   const payeeProblem = payToProblem(payee, network);
@@ -162,3 +166,7 @@ function checkedBuild(
     throw invalid("price", (error as Error).message);
   }
 }
+
+/** A returned value as a log line shows it: a string quoted (at most 200 characters), else its type. */
+const preview = (value: unknown): string =>
+  typeof value === "string" ? JSON.stringify(value.slice(0, 200)) : typeof value;

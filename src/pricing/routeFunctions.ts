@@ -84,3 +84,14 @@ export const responseBodySchema = z.strictObject({
 /** A function option of code (never in a config file). */
 export const functionOf = <T>(what: string) =>
   z.custom<T>((value) => typeof value === "function", { error: `expected ${what} (a function)` });
+
+/** Why a response body cannot be sent (a string or bytes always can; anything else as JSON), or undefined. */
+export function unwritableBody(body: unknown): string | undefined {
+  if (typeof body === "string" || body instanceof Uint8Array) return undefined;
+  try {
+    JSON.stringify(body ?? {});
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

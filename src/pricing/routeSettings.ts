@@ -7,6 +7,7 @@ import { discoverySchema } from "./discoverySettings.js";
 import {
   functionOf,
   responseBodySchema,
+  unwritableBody,
   type DynamicPayTo,
   type DynamicPrice,
   type SettlementFailedResponseBody,
@@ -243,6 +244,18 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
       { error: "a priced route needs `price`, a non-empty `accepts`, or `cbor`" },
     )
     .superRefine((route, ctx) => {
+      // A static body is written once per answer: one JSON cannot write would fail every request.
+      for (const field of ["unpaidResponseBody", "settlementFailedResponseBody"] as const) {
+        const given = route[field] as unknown;
+        if (typeof given !== "object" || given === null) continue;
+        const problem = unwritableBody((given as { body?: unknown }).body);
+        if (problem !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [field, "body"],
+            message: `not writable as JSON: ${problem}`,
+          });
+      }
       if (route.extensions?.bazaar === undefined) return;
       for (const issue of bazaarDeclarationIssues(route.extensions.bazaar))
         ctx.addIssue({

@@ -145,7 +145,7 @@ export const ERROR_CATALOGUE = {
   },
   route_function_invalid: {
     status: 500,
-    when: "`x402()`/`x402Node()`: a route's `price` or `payTo` function returned what cannot be paid (`details.field`, `problem`): a negative, zero, fractional or non-numeric price, an unknown asset, a bad address; or an `unpaidResponseBody` that is no `{ contentType, body }`; nothing was verified, settled or served",
+    when: "`x402()`/`x402Node()`: a route's `price` or `payTo` function returned what cannot be paid (`details.field`, `option`; what it returned is logged, never sent): a negative, zero, fractional or non-numeric price, an unknown asset, a bad address; or an `unpaidResponseBody` that is no `{ contentType, body }`; nothing was verified, settled or served",
   },
   facilitator_error: {
     status: 502,

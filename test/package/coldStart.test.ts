@@ -1,19 +1,9 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { packagesLoadedBy } from "../support/packagesLoadedBy.js";
+import { LAZY_PACKAGES, packagesLoadedBy } from "../support/packagesLoadedBy.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-/** Loaded only by the feature that uses them (docs/dependencies.md), never by importing the package root. */
-const LAZY = [
-  "starknet",
-  "ioredis",
-  "@noble/post-quantum",
-  "@modelcontextprotocol/sdk",
-  "viem",
-  "@hpke/core",
-];
 
 // Not timed (bench scenario 10 times it): which packages a fresh process loads, a fact that does not drift.
 describe("importing the package root", () => {
@@ -24,7 +14,7 @@ describe("importing the package root", () => {
       const loaded = await packagesLoadedBy(join(ROOT, "src/index.ts"), ROOT);
       // The probe sees the packages the root does need: an empty list would mean it saw nothing.
       expect(loaded.has("zod")).toBe(true);
-      expect(LAZY.filter((name) => loaded.has(name))).toEqual([]);
+      expect(LAZY_PACKAGES.filter((name) => loaded.has(name))).toEqual([]);
     },
   );
 

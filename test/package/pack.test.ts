@@ -1,11 +1,20 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { collect, waitForLine } from "../cli/support/runCli.js";
+import { LAZY_PACKAGES, packagesLoadedBy } from "../support/packagesLoadedBy.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -31,6 +40,18 @@ function packageOf(specifier: string): string {
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
+
+/** A gateway config that starts (nothing behind it answers): one priced route. */
+const GATEWAY_YAML = `listen: { host: 127.0.0.1, port: 0 }
+facilitator: { url: "http://127.0.0.1:9" }
+payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+network: eip155:84532
+upstreams:
+  - url: http://127.0.0.1:9
+routes:
+  GET /priced: { price: $0.01 }
+logging: { level: info }
+`;
 
 describe("the published package", () => {
   // npm pack runs `prepare` (a clean build) first, so the list is what a user would install.
@@ -84,19 +105,7 @@ describe("the published package", () => {
     );
     const dir = mkdtempSync(join(tmpdir(), "gw-bin-"));
     const file = join(dir, "gateway.yaml");
-    writeFileSync(
-      file,
-      `listen: { host: 127.0.0.1, port: 0 }
-facilitator: { url: "http://127.0.0.1:9" }
-payTo: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
-network: eip155:84532
-upstreams:
-  - url: http://127.0.0.1:9
-routes:
-  GET /priced: { price: $0.01 }
-logging: { level: info }
-`,
-    );
+    writeFileSync(file, GATEWAY_YAML);
     const child = spawn(process.execPath, [bin, "serve", "--config", file], {
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -111,6 +120,79 @@ logging: { level: info }
       signal: "SIGTERM",
     });
   });
+
+  // Runs after the pack above, which built dist/: the tarball as a consumer gets it, its dependencies beside it.
+  it(
+    "the tarball in a consumer project: every export imports by name, the root loads no feature-only package, an error thrown in ./gateway is the root's class, every bin runs",
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "gw-consumer-"));
+      const [{ filename }] = JSON.parse(
+        execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+          cwd: ROOT,
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "ignore"],
+        }),
+      ) as [{ filename: string }];
+      const installed = join(dir, "node_modules", "x402-gateway");
+      mkdirSync(installed, { recursive: true });
+      execFileSync("tar", ["xzf", join(dir, filename), "-C", installed, "--strip-components=1"]);
+      // What npm would install beside it: the dependencies and peers only (their own resolve where they are).
+      for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]) {
+        const source = join(ROOT, "node_modules", name);
+        if (!existsSync(source)) continue;
+        mkdirSync(dirname(join(dir, "node_modules", name)), { recursive: true });
+        symlinkSync(source, join(dir, "node_modules", name), "dir");
+      }
+      writeFileSync(join(dir, "package.json"), '{ "name": "consumer", "private": true, "type": "module" }');
+      writeFileSync(
+        join(dir, "check.mjs"),
+        `const { exports } = (await import("x402-gateway/package.json", { with: { type: "json" } })).default;
+const loaded = {};
+for (const key of Object.keys(exports)) {
+  const name = "x402-gateway" + key.slice(1);
+  const module = key.endsWith(".json") ? await import(name, { with: { type: "json" } }) : await import(name);
+  loaded[key] = Object.keys(module.default ?? module).length;
+}
+const root = await import("x402-gateway");
+const gateway = await import("x402-gateway/gateway");
+const recognition = await import("x402-gateway/recognition");
+const config = gateway.parseConfig(${JSON.stringify(GATEWAY_YAML)}, { file: "gateway.yaml", env: {} });
+let caught = "nothing thrown";
+try {
+  gateway.createGateway({ ...config, routes: { "GET /priced": { price: "$0" } } });
+} catch (error) {
+  caught = error instanceof root.X402OptionsError ? "X402OptionsError" : String(error?.constructor?.name);
+}
+const shared = Object.keys(recognition).filter((name) => name in root && root[name] !== recognition[name]);
+console.log(JSON.stringify({ loaded, caught, shared, schemaId: typeof (await import("x402-gateway/gateway.schema.json", { with: { type: "json" } })).default.$id }));
+`,
+      );
+      const result = JSON.parse(
+        execFileSync(process.execPath, ["check.mjs"], { cwd: dir, encoding: "utf8" }),
+      ) as {
+        loaded: Record<string, number>;
+        caught: string;
+        shared: string[];
+        schemaId: string;
+      };
+      expect(Object.keys(result.loaded).sort()).toEqual(Object.keys(pkg.exports).sort());
+      for (const [key, count] of Object.entries(result.loaded)) expect(count, key).toBeGreaterThan(0);
+      expect(result.caught).toBe("X402OptionsError");
+      expect(result.shared).toEqual([]);
+      expect(result.schemaId).toBe("string");
+      // The bundle keeps the feature-only packages behind their dynamic imports, as the sources do.
+      const loaded = await packagesLoadedBy(join(installed, "dist/index.js"), dir);
+      expect(loaded.has("zod")).toBe(true);
+      expect(LAZY_PACKAGES.filter((name) => loaded.has(name))).toEqual([]);
+      for (const [name, path] of Object.entries(pkg.bin)) {
+        const file = join(installed, path);
+        expect(readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n"), name).toBe(true);
+        const help = execFileSync(process.execPath, [file, "--help"], { cwd: dir, encoding: "utf8" });
+        expect(help, name).toMatch(new RegExp(`^Usage: ${name}`, "m"));
+      }
+    },
+  );
 
   it("published code imports only dependencies, eagerly or lazily (never a devDependency such as solc, anvil or @x402/*)", () => {
     const allowed = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);

@@ -240,18 +240,43 @@ describe("a price function is asked again for the paid retry", () => {
     expect(offered.adapter.getUserAgent()).toBe("ua/1");
     expect(offered.adapter.getHeader("User-Agent")).toBe("ua/1");
   });
+
+  it("a client's query cannot swap the prototype of getQueryParams(): `__proto__` is one more own parameter", async () => {
+    let queryParams: Record<string, string | string[]> | undefined;
+    const base = await serve({
+      "GET /q": {
+        accepts: {
+          ...option,
+          price: (context: RouteRequestContext) => {
+            queryParams = context.adapter.getQueryParams();
+            return "$0.01";
+          },
+        },
+      },
+    });
+    await offerAt(`${base}/q?__proto__=a&__proto__=b&tier=x`);
+    expect(Object.getPrototypeOf(queryParams)).toBe(Object.prototype);
+    expect(Object.keys(queryParams!).sort()).toEqual(["__proto__", "tier"]);
+    expect(Object.getOwnPropertyDescriptor(queryParams, "__proto__")?.value).toEqual(["a", "b"]);
+  });
 });
+
+/** A logger that keeps what is logged at `warn` (where route function failures go). */
+function warningLogger() {
+  const warned: Array<Record<string, unknown>> = [];
+  const silent = () => undefined;
+  const logger = {
+    debug: silent,
+    info: silent,
+    error: silent,
+    warn: (line: Record<string, unknown>) => void warned.push(line),
+  };
+  return { logger, warned };
+}
 
 describe("functions that throw or return garbage", () => {
   it("a price function that throws: 500 route_function_failed, the handler not run, nothing verified or settled", async () => {
-    const warned: Array<Record<string, unknown>> = [];
-    const silent = () => undefined;
-    const logger = {
-      debug: silent,
-      info: silent,
-      error: silent,
-      warn: (line: Record<string, unknown>) => void warned.push(line),
-    };
+    const { logger, warned } = warningLogger();
     const base = await serve(
       {
         "GET /boom": {
@@ -276,6 +301,32 @@ describe("functions that throw or return garbage", () => {
     expect(warned).toContainEqual(
       expect.objectContaining({ code: "route_function_failed", err: new Error("price oracle down") }),
     );
+  });
+
+  it("what a function returned is the operator's to read, never echoed to the client (route_function_invalid)", async () => {
+    const { logger, warned } = warningLogger();
+    const secret = "postgres://admin:hunter2@10.1.2.3/payees";
+    const base = await serve(
+      {
+        "GET /leaky-payee": { accepts: { ...option, price: "$0.01", payTo: () => secret } },
+        "GET /leaky-price": { accepts: { ...option, price: () => `$${secret}` } },
+      },
+      { logger },
+    );
+    for (const path of ["/leaky-payee", "/leaky-price"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text), path).toMatchObject({ error: "route_function_invalid" });
+      expect(text, path).not.toContain("10.1.2.3");
+      expect(text, path).not.toContain("hunter2");
+    }
+    // The operator reads what it returned.
+    const logged = warned
+      .filter((line) => line.code === "route_function_invalid")
+      .map((line) => (line.err as Error | undefined)?.message ?? "");
+    expect(logged).toHaveLength(2);
+    for (const message of logged) expect(message).toContain("10.1.2.3");
   });
 
   it("a function that throws only on the paid retry: 500, nothing verified, settled or served", async () => {
@@ -420,6 +471,27 @@ describe("unpaidResponseBody", () => {
     expect(res.status).toBe(402);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(await res.json()).toEqual({ title: "Payment required" });
+  });
+
+  it("a static body JSON cannot write is refused at start-up, naming the field, not with a 500 on every request", () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    for (const [field, body] of [
+      ["unpaidResponseBody", { n: 1n }],
+      ["settlementFailedResponseBody", circular],
+    ] as const) {
+      expect(() =>
+        x402({
+          facilitator: { url: facilitator.url },
+          routes: {
+            "GET /static": {
+              accepts: { ...option, price: "$0.01" },
+              [field]: { contentType: "application/json", body },
+            },
+          },
+        }),
+      ).toThrow(new RegExp(`routes\\["GET /static"\\]\\.${field}\\.body: .*JSON`));
+    }
   });
 
   it.each([

@@ -1,6 +1,16 @@
 import { execFile } from "node:child_process";
 import { pathToFileURL } from "node:url";
 
+/** Loaded only by the feature that uses them (docs/dependencies.md), never by importing the package root. */
+export const LAZY_PACKAGES: readonly string[] = [
+  "starknet",
+  "ioredis",
+  "@noble/post-quantum",
+  "@modelcontextprotocol/sdk",
+  "viem",
+  "@hpke/core",
+];
+
 /** Runs in the loader-hooks thread: reports every module URL as it loads, in order, on one port. */
 const HOOKS = `let port;
 export function initialize(data) { port = data.port; }
