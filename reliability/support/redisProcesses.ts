@@ -90,24 +90,16 @@ export interface RedisCluster {
 /** Starts six cluster-mode `redis-server`s on free ports and joins them with `redis-cli --cluster create`. */
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), "x402-cluster-"));
-  const ports = await distinctFreePorts(6);
-  const processes = await Promise.all(
-    ports.map((port) =>
-      startRedisProcess(port, [
-        "--port",
-        String(port),
-        ...BASE_ARGS,
-        "--cluster-enabled",
-        "yes",
-        "--cluster-config-file",
-        join(dir, `nodes-${port}.conf`),
-        "--cluster-node-timeout",
-        "2000",
-        "--dir",
-        dir,
-      ]),
-    ),
-  );
+  const taken = new Set<number>();
+  const started = await Promise.allSettled(Array.from({ length: 6 }, () => startClusterNode(dir, taken)));
+  const processes = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const failure = started.find((result) => result.status === "rejected");
+  if (failure !== undefined) {
+    await Promise.all(processes.map((process) => process.kill()));
+    await rm(dir, { recursive: true, force: true });
+    throw failure.reason;
+  }
+  const ports = processes.map((process) => process.port);
   const stop = async () => {
     await Promise.all(processes.map((process) => process.kill()));
     await rm(dir, { recursive: true, force: true });
@@ -174,14 +166,46 @@ async function clusterOk(ports: number[]): Promise<void> {
   });
 }
 
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  // A cluster node also listens on its port + 10000 (the cluster bus): keep that below 65536.
-  while (ports.size < count) {
+/** `count` free ports, none of them in `taken` (which they join). */
+async function distinctFreePorts(count: number, taken = new Set<number>()): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
     const port = await findFreePort();
-    if (port < 55_000) ports.add(port);
+    if (taken.has(port)) continue;
+    taken.add(port);
+    ports.push(port);
   }
-  return [...ports];
+  return ports;
+}
+
+/**
+ * One cluster-mode node: its port and its cluster bus (`--cluster-port`, else port + 10000, which nobody
+ * checked was free) both found free. A port taken between finding and binding it (by another test's
+ * connection) costs a start on fresh ports, up to three, not the suite.
+ */
+async function startClusterNode(dir: string, taken: Set<number>): Promise<RedisProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const [port, bus] = (await distinctFreePorts(2, taken)) as [number, number];
+    try {
+      return await startRedisProcess(port, [
+        "--port",
+        String(port),
+        ...BASE_ARGS,
+        "--cluster-enabled",
+        "yes",
+        "--cluster-port",
+        String(bus),
+        "--cluster-config-file",
+        join(dir, `nodes-${port}.conf`),
+        "--cluster-node-timeout",
+        "2000",
+        "--dir",
+        dir,
+      ]);
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
 }
 
 /** A master, two replicas and three sentinels on loopback. */
@@ -204,8 +228,9 @@ export interface RedisSentinel {
 export async function startRedisSentinel(): Promise<RedisSentinel> {
   const dir = await mkdtemp(join(tmpdir(), "x402-sentinel-"));
   const name = "x402ledger";
-  const [master, ...replicaPorts] = await distinctFreePorts(3);
-  const sentinelPorts = await distinctFreePorts(3);
+  const taken = new Set<number>();
+  const [master, ...replicaPorts] = await distinctFreePorts(3, taken);
+  const sentinelPorts = await distinctFreePorts(3, taken);
   const processes: RedisProcess[] = [];
   const stop = async () => {
     await Promise.all(processes.map((process) => process.kill()));
