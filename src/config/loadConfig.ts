@@ -10,6 +10,7 @@ import { gatewayConfigSchema, type GatewayConfig } from "./gatewayConfigSchema.j
 import { interpolateEnv } from "./interpolateEnv.js";
 import { keysAllowedAt } from "./keysAllowedAt.js";
 import { tlsFileProblems } from "./tlsFileProblems.js";
+import { routesAsTable } from "../pricing/routesAsTable.js";
 import { unquotedFlowReference } from "./unquotedFlowReference.js";
 
 export interface LoadConfigOptions {
@@ -155,7 +156,7 @@ function validateConfig(
   );
 
   const data: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
-  const result = gatewayConfigSchema.safeParse(data);
+  const result = gatewayConfigSchema.safeParse(routesAsTable(data));
   if (!result.success || missing.length > 0) {
     // A key whose variable is missing is reported once, as the missing variable, not again by the schema.
     const unset = new Set(missing.map((problem) => problem.path));

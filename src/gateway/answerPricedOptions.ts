@@ -1,4 +1,5 @@
 import { allowedMethods } from "../paywall/allowedMethods.js";
+import { answerPreflight } from "../paywall/answerPreflight.js";
 import { splitUrl } from "../paywall/requestParts.js";
 import type { RouteTable } from "../pricing/RouteTable.js";
 import type { Middleware } from "./composeMiddleware.js";
@@ -15,8 +16,6 @@ export function answerPricedOptions(routes: RouteTable): Middleware {
     const { pathname } = splitUrl(req.url ?? "/");
     const allow = allowedMethods(routes, (method) => routes.matchNormalized(method, pathname));
     if (allow === undefined) return next();
-    res.statusCode = 204;
-    res.setHeader("Allow", allow.join(", "));
-    res.end();
+    answerPreflight(res, allow);
   };
 }

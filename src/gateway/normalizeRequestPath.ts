@@ -3,7 +3,7 @@ import { splitUrl } from "../paywall/requestParts.js";
 import { markNormalized } from "../paywall/normalizedRequests.js";
 import { sendError } from "../paywall/respond.js";
 import { normalizePath } from "../pricing/normalizePath.js";
-import { GatewayError } from "../protocol/errors.js";
+import { invalidPath } from "../paywall/invalidPath.js";
 
 /**
  * Rewrite `req.url` to the one normalised path the paywall prices, for every request, so a free route is
@@ -14,19 +14,10 @@ export function normalizeRequestPath(): Middleware {
     const { pathname, search } = splitUrl(req.url ?? "/");
     const normalized = normalizePath(pathname);
     if (!normalized.ok) {
-      return sendError(
-        res,
-        new GatewayError(
-          "invalid_path",
-          "the path has an ambiguous encoding (encoded / or \\, or a bad % escape)",
-          {
-            details: { reason: normalized.reason },
-          },
-        ),
-      );
+      return sendError(res, invalidPath(normalized.reason));
     }
     req.url = normalized.path + search;
-    markNormalized(req as { url: string });
+    markNormalized(req as { url: string }, pathname);
     next();
   };
 }

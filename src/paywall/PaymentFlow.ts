@@ -14,6 +14,9 @@ import { negotiatePaymentFormat } from "../protocol/negotiatePaymentFormat.js";
 import { Offers } from "./Offers.js";
 import type { ErrorEvent, PaidEvent } from "./options.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
+import { invalidPath } from "./invalidPath.js";
+import { allowedMethods } from "./allowedMethods.js";
+import { answerPreflight } from "./answerPreflight.js";
 import { originFormOf, splitUrl } from "./requestParts.js";
 import { sendError } from "./respond.js";
 import { UnknownSettlements } from "./UnknownSettlements.js";
@@ -102,7 +105,13 @@ export class PaymentFlow {
     track?: (info: PaywallRequestInfo) => void,
   ): Promise<void> {
     const target = originFormOf(req.url);
-    if (target === undefined) return next();
+    if (target === undefined) {
+      // `OPTIONS *` asks about the server, not a resource; any other target that is not a path is refused.
+      if (req.method === "OPTIONS" && req.url === "*") return next();
+      const error = invalidPath("not_origin_form");
+      this.report(error, undefined);
+      return sendError(res, error);
+    }
     const parts = splitUrl(target);
     const { search } = parts;
     const match = matchPricedRequest(this.deps.routes, req, parts, {
@@ -119,6 +128,11 @@ export class PaymentFlow {
       return sendError(res, match.error);
     }
     const { route, path } = match;
+    if (isPreflight(req) && route.pattern.method === undefined) {
+      // A route without a method prices OPTIONS too, but a browser cannot pay for its preflight.
+      const allow = allowedMethods(this.deps.routes, (method) => this.deps.routes.match(method, path));
+      return answerPreflight(res, allow ?? []);
+    }
     // Serve exactly the path that was priced.
     req.url = path + search;
     const info: PaywallRequestInfo = { route: route.key, outcome: "offered" };
@@ -185,4 +199,9 @@ function unknownPaymentType(req: RequestFacts): GatewayError | undefined {
   if (contentType === undefined || !hasBody(req.headers)) return undefined;
   const format = negotiatePaymentFormat(contentType);
   return format.ok ? undefined : unsupportedPaymentFormat(format.mediaType);
+}
+
+/** A CORS preflight: `OPTIONS` naming the method the browser means to send. */
+function isPreflight(req: RequestFacts): boolean {
+  return req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
 }

@@ -38,6 +38,7 @@ import { SignerRegistry } from "../signers/SignerRegistry.js";
 import { CBOR_DEFAULTS } from "../pricing/cborRouteSettings.js";
 import { isCborFacilitator } from "../facilitator/CborFacilitator.js";
 import { AssetTable } from "../pricing/knownAssets.js";
+import { routesAsTable } from "../pricing/routesAsTable.js";
 import { PaywallPage } from "./PaywallPage.js";
 
 /** Whether the facilitator supports each route's payment options, read from its `/supported`. */
@@ -65,7 +66,7 @@ export function assemblePaymentFlow<R>(
   options: PaywallOptions<R>,
   nativeRequest: (req: RequestFacts["raw"]) => R,
 ): AssembledPaymentFlow {
-  const parsed = x402OptionsSchema.safeParse(options);
+  const parsed = x402OptionsSchema.safeParse(routesAsTable(options));
   if (!parsed.success) throw new X402OptionsError(describeIssues(parsed.error));
   const settings = parsed.data;
   const routes = compileRoutes(settings);

@@ -2,8 +2,9 @@ import type { PricedRoute, RouteTable } from "../pricing/RouteTable.js";
 import { STANDARD_METHODS } from "../pricing/compileRoutePattern.js";
 import { GatewayError } from "../protocol/errors.js";
 import { allowedMethods } from "./allowedMethods.js";
+import { invalidPath } from "./invalidPath.js";
 import { matchWithCborRetry } from "./cborRouting.js";
-import { isNormalized } from "./normalizedRequests.js";
+import { isNormalized, rawPathOf } from "./normalizedRequests.js";
 import { refuseOverrides } from "./refuseOverrides.js";
 import type { RequestFacts } from "./RequestFacts.js";
 
@@ -30,17 +31,13 @@ export function matchPricedRequest(
   const { pathname } = target;
   // The gateway has normalised the path already: match it as it is, without a second pass.
   const normalized = isNormalized(req.raw);
+  const rawPath = normalized ? rawPathOf(req.raw) : undefined;
   const matchAs = (method: string) =>
-    normalized ? routes.matchNormalized(method, pathname, options) : routes.match(method, pathname, options);
+    normalized
+      ? routes.matchNormalized(method, pathname, { ...options, rawPath })
+      : routes.match(method, pathname, options);
   const match = matchWithCborRetry(matchAs, req);
-  if (match.kind === "invalid") {
-    const error = new GatewayError(
-      "invalid_path",
-      "the path has an ambiguous encoding (encoded / or \\, or a spelling a lenient server reads as another priced route)",
-      { details: { reason: match.reason } },
-    );
-    return { kind: "invalid", error };
-  }
+  if (match.kind === "invalid") return { kind: "invalid", error: invalidPath(match.reason) };
   const override = refuseOverrides(routes, req, target, match, matchAs, options);
   if (override !== undefined) return { kind: "invalid", error: override };
   if (match.kind === "free" && !STANDARD_METHODS.includes(req.method.toUpperCase())) {

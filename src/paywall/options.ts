@@ -206,9 +206,10 @@ export const x402OptionsSchema = paywallSettingsSchema
 export type PaywallOptions<R = never> = Omit<z.input<typeof x402OptionsSchema>, "requireTls" | "routes"> & {
   /**
    * Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor?
-   * }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.
+   * }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free. As in the official
+   * middleware, one route config with `accepts` (no keys) prices every request: `{ "*": config }`.
    */
-  routes: Record<string, RouteInput>;
+  routes: Record<string, RouteInput> | (RouteInput & { accepts: NonNullable<RouteInput["accepts"]> });
   /**
    * As in the settings, or a function of the adapter's own request (Express's `Request` for `x402()`, Node's
    * `IncomingMessage` for `x402Node()`) returning whether HTTPS is required.

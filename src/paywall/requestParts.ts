@@ -1,4 +1,3 @@
-import { parse as parseLegacyUrl } from "node:url";
 import type { IncomingHttpHeaders } from "node:http";
 
 /** A header's value, repeated headers joined as Node would. */
@@ -20,14 +19,19 @@ export function splitUrl(url: string): { pathname: string; search: string } {
     : { pathname: url.slice(0, index), search: url.slice(index) };
 }
 
+/** An absolute-form target every reader splits the same way: `http(s)://authority` then a path, a query or nothing. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#\\\s]*(?=[/?]|$)/i;
+
 /**
  * The request target in origin form (`/path?query`): an absolute-form target (`http://host/path`) is
- * reduced to the path and query Express routes on (its router reads them with the same legacy
- * `url.parse`), so it is priced by that same path. `undefined` for a target with no path (`*`).
+ * reduced to the path and query Express routes on, so it is priced by that same path. `undefined` for
+ * anything else (`*`, a star before a path, `host:port`, `http:/api`): servers that resolve such a target against a
+ * base reach a path the paywall never read, so the flow refuses it.
  */
 export function originFormOf(url: string): string | undefined {
   if (url.startsWith("/")) return url;
-  const { pathname, search } = parseLegacyUrl(url);
-  if (pathname === null || !pathname.startsWith("/")) return undefined;
-  return pathname + (search ?? "");
+  const authority = ABSOLUTE_FORM.exec(url);
+  if (authority === null) return undefined;
+  const rest = url.slice(authority[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
 }

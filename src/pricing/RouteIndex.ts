@@ -25,9 +25,12 @@ const node = <T>(): Node<T> => ({ literals: new Map(), param: undefined, exact: 
  */
 export class RouteIndex<T> {
   private readonly root = node<T>();
+  /** Patterns with a glob (`*` inside a path, a parameter inside a segment): tried on every path, in order. */
+  private readonly globs: Entry<T>[] = [];
 
   constructor(ordered: ReadonlyArray<{ pattern: RoutePattern; value: T }>) {
     ordered.forEach(({ pattern, value }, order) => {
+      if (pattern.glob !== undefined) return void this.globs.push({ pattern, value, order });
       let at = this.root;
       for (const segment of pattern.segments) {
         if (segment === null) at = at.param ??= node<T>();
@@ -41,9 +44,10 @@ export class RouteIndex<T> {
     });
   }
 
-  /** The first pattern matching an upper-case method and a normalised, lower-cased path's segments. */
+  /** The first pattern matching an upper-case method and a normalised, decoded, lower-cased path's segments. */
   find(method: string, segments: readonly string[]): T | undefined {
-    return this.visit(this.root, 0, method, segments, undefined)?.value;
+    const best = this.visit(this.root, 0, method, segments, undefined);
+    return (this.globs.length === 0 ? best : earliest(this.globs, method, segments, best))?.value;
   }
 
   private visit(

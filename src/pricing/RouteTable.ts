@@ -55,6 +55,8 @@ const CBOR_PRICING_DEFAULTS: CborPricingDefaults = { deadlineSeconds: CBOR_DEFAU
 export interface MatchOptions {
   /** Refuse a path a lenient server could read as another priced route (see {@link lenientReadings}). */
   refuseLenientReadings?: boolean | undefined;
+  /** With {@link RouteTable.matchNormalized}: the path as the client wrote it, for the readings every server makes of it. */
+  rawPath?: string | undefined;
 }
 
 export class RouteTable {
@@ -110,9 +112,16 @@ export class RouteTable {
     // Most specific first; declaration order breaks ties (sort is stable).
     this.routes = compiled.sort((a, b) => b.pattern.specificity - a.pattern.specificity);
     this.index = new RouteIndex(this.routes.map((route) => ({ pattern: route.pattern, value: route })));
+    if (this.caseSensitive) {
+      this.folded = new RouteIndex(
+        this.routes.map((route) => ({ pattern: compileRoutePattern(route.key), value: route })),
+      );
+    }
   }
 
   private readonly index: RouteIndex<PricedRoute>;
+  /** Under case-sensitive matching, the same routes matched in any case: a case variant of a priced path is refused, never free. */
+  private readonly folded: RouteIndex<PricedRoute> | undefined;
   private readonly caseSensitive: boolean;
 
   /**
@@ -137,14 +146,23 @@ export class RouteTable {
     options: MatchOptions,
   ): RouteMatch {
     const route = normalized.ok ? this.find(upper, normalized.path) : undefined;
+    const differs = (path: string | undefined) => {
+      const other = path === undefined ? undefined : this.find(upper, path);
+      return other !== undefined && other !== route;
+    };
+    if (normalized.ok && route === undefined && this.folded !== undefined) {
+      if (this.folded.find(upper, segmentsOf(normalized.path, false)) !== undefined)
+        return { kind: "invalid", reason: "case_variant" };
+    }
+    for (const [reason, path] of commonReadings(options.rawPath ?? rawPath)) {
+      if (differs(path)) return { kind: "invalid", reason };
+    }
     if (!normalized.ok || options.refuseLenientReadings) {
       const reason: PathRejection = normalized.ok ? "lenient_reading" : normalized.reason;
       const readings = lenientReadings(rawPath);
       if (readings === undefined) return { kind: "invalid", reason: "too_many_readings" };
       for (const reading of readings) {
-        const path = readingPath(reading);
-        const other = path === undefined ? undefined : this.find(upper, path);
-        if (other !== undefined && other !== route) return { kind: "invalid", reason };
+        if (differs(readingPath(reading))) return { kind: "invalid", reason };
       }
     }
     if (!normalized.ok || !route) return { kind: "free" };
@@ -153,10 +171,47 @@ export class RouteTable {
 
   private find(method: string, path: string): PricedRoute | undefined {
     if (this.routes.length === 0) return undefined;
-    const rest = path.slice(1);
-    const segments = path === "/" ? [] : (this.caseSensitive ? rest : rest.toLowerCase()).split("/");
-    return this.index.find(method, segments);
+    return this.index.find(method, segmentsOf(path, this.caseSensitive));
   }
+}
+
+/** A normalised path's segments as routes compare them: each decoded (as the official matcher does), lower-cased unless case-sensitive. */
+function segmentsOf(path: string, caseSensitive: boolean): string[] {
+  if (path === "/") return [];
+  const segments = path.slice(1).split("/");
+  for (let i = 0; i < segments.length; i++) {
+    let segment = segments[i] as string;
+    if (segment.includes("%")) {
+      try {
+        segment = decodeURIComponent(segment);
+      } catch {
+        // Not UTF-8: compared as written, as the official matcher does.
+      }
+    }
+    segments[i] = caseSensitive ? segment : segment.toLowerCase();
+  }
+  return segments;
+}
+
+/** A dot segment, written or encoded: `.`, `..`, `%2e`, `.%2E`… */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+/** A leading `//` (or with `\\`): WHATWG `new URL(target, base)` reads what follows as a host. */
+const AUTHORITY = /^[/\\]{2}[^/\\]*/;
+
+/**
+ * The readings of a path that ordinary servers make, not only lenient ones, so they are checked whatever
+ * `refuseLenientReadings` says: dot segments left as they are (the official matcher, Express's router, a
+ * proxy that forwards the target unchanged), and a leading `//` read as a host (`new URL(req.url, base)`).
+ */
+function commonReadings(rawPath: string): Array<[PathRejection, string | undefined]> {
+  const readings: Array<[PathRejection, string | undefined]> = [];
+  if (DOT_SEGMENT.test(rawPath)) {
+    const kept = normalizePath(rawPath, { keepDotSegments: true });
+    readings.push(["dot_segments", kept.ok ? kept.path : undefined]);
+  }
+  if (AUTHORITY.test(rawPath))
+    readings.push(["authority", readingPath(rawPath.replace(AUTHORITY, "") || "/")]);
+  return readings;
 }
 
 /** How a lenient server would resolve a reading: encoded and back slashes as separators, lone `%` literal. */

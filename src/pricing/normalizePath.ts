@@ -7,7 +7,15 @@ export type PathRejection =
   /** A lenient server could read the path as a different priced route (`;params`, double encoding…). */
   | "lenient_reading"
   /** Too many lenient readings to check: hostile by construction. */
-  | "too_many_readings";
+  | "too_many_readings"
+  /** With dot segments left unresolved (as the official matcher and Express's router read it), another priced route. */
+  | "dot_segments"
+  /** A leading `//`, which `new URL(target, base)` reads as a host, leaves a path some route prices. */
+  | "authority"
+  /** Under case-sensitive matching, the path in another case is priced (the official matches in any case). */
+  | "case_variant"
+  /** The request target is not a path (a star before a path, `host:port`): servers that resolve it against a base would reach a path. */
+  | "not_origin_form";
 
 export type NormalizedPath = { ok: true; path: string } | { ok: false; reason: PathRejection };
 
@@ -40,12 +48,12 @@ function hexValue(char: string | undefined): number {
  * path, as it does for Express and http-proxy (the fragment is never part of what is served).
  * Pure and total: never throws.
  */
-export function normalizePath(rawPath: string): NormalizedPath {
+export function normalizePath(rawPath: string, options?: { keepDotSegments?: boolean }): NormalizedPath {
   if (!rawPath.startsWith("/")) return { ok: false, reason: "not_absolute" };
   const fragment = rawPath.indexOf("#");
   if (fragment !== -1) rawPath = rawPath.slice(0, fragment);
   // Fast path, most requests: nothing to decode, no dot segment, no empty segment.
-  if (!ALREADY_NORMAL_BREAKERS.test(rawPath)) {
+  if (!ALREADY_NORMAL_BREAKERS.test(rawPath) && options?.keepDotSegments !== true) {
     return { ok: true, path: rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath };
   }
   let decoded = "";
@@ -66,8 +74,10 @@ export function normalizePath(rawPath: string): NormalizedPath {
   }
   const segments: string[] = [];
   for (const segment of decoded.split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") segments.pop();
+    if (options?.keepDotSegments === true) {
+      if (segment !== "") segments.push(segment);
+    } else if (segment === "" || segment === ".") continue;
+    else if (segment === "..") segments.pop();
     else segments.push(segment);
   }
   return { ok: true, path: `/${segments.join("/")}` };

@@ -84,7 +84,7 @@ describe("the path is normalised once per request", () => {
   it("a mark holds only while req.url is the marked one", () => {
     const req = { url: "/api/x?y=1" };
     expect(isNormalized(req)).toBe(false);
-    markNormalized(req);
+    markNormalized(req, req.url);
     expect(isNormalized(req)).toBe(true);
     req.url = "/x?y=1";
     expect(isNormalized(req)).toBe(false);

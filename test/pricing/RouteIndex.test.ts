@@ -44,6 +44,8 @@ describe("RouteIndex", () => {
     expect(index.find("GET", ["api", "a"])).toBe(0);
     expect(new RouteIndex([...patterns].reverse()).find("GET", ["api", "a"])).toBe(3);
     expect(index.find("GET", [])).toBe(3);
-    expect(index.find("OPTIONS", ["api", "a"])).toBeUndefined();
+    // A route without a method prices OPTIONS too, as the official matcher does.
+    expect(index.find("OPTIONS", ["api", "a"])).toBe(0);
+    expect(new RouteIndex(patterns.slice(1, 3)).find("OPTIONS", ["api", "a"])).toBeUndefined();
   });
 });

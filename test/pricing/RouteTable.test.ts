@@ -88,7 +88,7 @@ describe("RouteTable", () => {
     expect(keyOf("GET", "/api/metrics/validator")).toBe("GET /api/metrics/validator");
     expect(keyOf("GET", "/api/metrics/0xabc")).toBe("GET /api/metrics/:userAddress");
     expect(keyOf("DELETE", "/files")).toBe("/files/*");
-    expect(keyOf("OPTIONS", "/files/a")).toBe("free");
+    expect(keyOf("OPTIONS", "/files/a")).toBe("/files/*");
     expect(keyOf("PUT", "/files/a/b/c")).toBe("/files/*");
     expect(keyOf("GET", "/health")).toBe("free");
   });
@@ -152,7 +152,11 @@ describe("RouteTable", () => {
     expect(() => new RouteTable({ "GET /x": { price: "$1", network: "eip155:1" } }, defaults)).toThrow(
       /no default asset is known for eip155:1/,
     );
-    expect(() => new RouteTable({ "GET /a/*/b": { price: "$1" } }, defaults)).toThrow(/may only end/);
+    expect(() => new RouteTable({ "GET /a/[id": { price: "$1" } }, defaults)).toThrow(/bad parameter/);
+    expect(() => new RouteTable({ "GET /a/:1": { price: "$1" } }, defaults)).toThrow(/bad parameter/);
+    expect(() => new RouteTable({ "GET /a b/c": { price: "$1" } }, defaults)).toThrow(/METHOD \/path/);
+    expect(() => new RouteTable({ "GET /a%2Fb": { price: "$1" } }, defaults)).toThrow(/unencoded/);
+    expect(() => new RouteTable({ "GET api": { price: "$1" } }, defaults)).toThrow(/must start with \//);
   });
 
   it("property: a normalised path never matches a route its segments do not spell", () => {
@@ -217,9 +221,11 @@ describe("caseSensitivePaths", () => {
     ["/api/metrics/Validator", "GET /api/metrics/:userAddress", "GET /api/metrics/validator"],
     ["/api/metrics/VALIDATOR", "GET /api/metrics/:userAddress", "GET /api/metrics/validator"],
     ["/api/metrics/0xAbC", "GET /api/metrics/:userAddress", "GET /api/metrics/:userAddress"],
-    ["/API/apy", "free", "GET /api/apy"],
-    ["/api/APY", "free", "GET /api/apy"],
-    ["/Api/metrics/validator", "free", "GET /api/metrics/validator"],
+    // Another case of a priced literal is refused, never free: the official matcher prices it.
+    ["/API/apy", "invalid", "GET /api/apy"],
+    ["/api/APY", "invalid", "GET /api/apy"],
+    ["/Api/metrics/validator", "invalid", "GET /api/metrics/validator"],
+    ["/api/other", "free", "free"],
   ])("%s → %s (case-sensitive), %s (default)", (path, whenSensitive, byDefault) => {
     expect(keyIn(sensitive, path)).toBe(whenSensitive);
     expect(keyIn(insensitive, path)).toBe(byDefault);
