@@ -59,7 +59,7 @@ export const x402OptionsSchema = paywallSettingsSchema
      */
     routes: z.record(z.string(), codeRouteSchema).meta({
       description:
-        'Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.',
+        'Priced routes: `"METHOD /path/:param/*"` (every official key form: `[param]`, `*` anywhere, no method for any) → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free. One route config with `accepts` in place of the table prices every request.',
     }),
     /**
      * The facilitator: settings `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }`

@@ -66,7 +66,7 @@ export const paywallSettingsSchema = z.strictObject({
    */
   routes: z.record(z.string(), routeSchema).meta({
     description:
-      'Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free.',
+      'Priced routes: `"METHOD /path/:param/*"` (every official key form: `[param]`, `*` anywhere, no method for any) → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free. One route config with `accepts` in place of the table prices every request.',
   }),
   /** Tokens money strings may be paid in, beyond the built-in USDC table (e.g. a local test token). */
   assets: z.array(assetSchema).optional().meta({
@@ -123,13 +123,13 @@ export const paywallSettingsSchema = z.strictObject({
   /**
    * Match route paths case-sensitively (`/api/metrics/Validator` is then not
    * `/api/metrics/validator`). Default false: literals match in any case, as Express routes do by
-   * default. Turn it on only when every server behind the paywall routes case-sensitively
-   * (Express's `caseSensitive` routing), or a path in another case could reach a priced resource
-   * unpriced.
+   * default and the official matcher does. Turn it on only when every server behind the paywall routes
+   * case-sensitively (Express's `caseSensitive` routing); a path that is free in its own case but priced
+   * in another is then refused (`400 invalid_path`), never served free.
    */
   caseSensitivePaths: z.boolean().default(false).meta({
     description:
-      "Match route paths case-sensitively (`/api/metrics/Validator` is then not `/api/metrics/validator`). Default false: literals match in any case, as Express routes do by default. Turn it on only when every server behind the paywall routes case-sensitively (Express's `caseSensitive` routing), or a path in another case could reach a priced resource unpriced.",
+      "Match route paths case-sensitively (`/api/metrics/Validator` is then not `/api/metrics/validator`). Default false: literals match in any case, as Express routes do by default and the official matcher does. Turn it on only when every server behind the paywall routes case-sensitively (Express's `caseSensitive` routing); a path that is free in its own case but priced in another is then refused (`400 invalid_path`), never served free.",
   }),
   /**
    * Require HTTPS for priced routes (403 tls_required otherwise). `"except-loopback"` (default): required

@@ -19,8 +19,12 @@ export function splitUrl(url: string): { pathname: string; search: string } {
     : { pathname: url.slice(0, index), search: url.slice(index) };
 }
 
-/** An absolute-form target every reader splits the same way: `http(s)://authority` then a path, a query or nothing. */
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#\\\s]*(?=[/?]|$)/i;
+/**
+ * An absolute-form target every reader splits the same way: `http(s)://authority` then a path, a query or
+ * nothing, with a plain host and port: any other authority (`%`, `\`, userinfo…) is split differently
+ * by the legacy parser Express uses, so it is not taken.
+ */
+const ABSOLUTE_FORM = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?(?=[/?]|$)/i;
 
 /**
  * The request target in origin form (`/path?query`): an absolute-form target (`http://host/path`) is

@@ -162,7 +162,7 @@ export class RouteTable {
       const readings = lenientReadings(rawPath);
       if (readings === undefined) return { kind: "invalid", reason: "too_many_readings" };
       for (const reading of readings) {
-        if (differs(readingPath(reading))) return { kind: "invalid", reason };
+        if (readingPaths(reading).some(differs)) return { kind: "invalid", reason };
       }
     }
     if (!normalized.ok || !route) return { kind: "free" };
@@ -183,7 +183,8 @@ function segmentsOf(path: string, caseSensitive: boolean): string[] {
     let segment = segments[i] as string;
     if (segment.includes("%")) {
       try {
-        segment = decodeURIComponent(segment);
+        // A decoded separator stays inside its segment, written as the official matcher writes it.
+        segment = decodeURIComponent(segment).replace(/\//g, "%2F").replace(/\\/g, "%5C");
       } catch {
         // Not UTF-8: compared as written, as the official matcher does.
       }
@@ -195,13 +196,16 @@ function segmentsOf(path: string, caseSensitive: boolean): string[] {
 
 /** A dot segment, written or encoded: `.`, `..`, `%2e`, `.%2E`… */
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+/** An encoded `/` or `\\`, which the official matcher keeps inside its segment. */
+const ENCODED_SEPARATOR = /%(?:2f|5c)/i;
 /** A leading `//` (or with `\\`): WHATWG `new URL(target, base)` reads what follows as a host. */
-const AUTHORITY = /^[/\\]{2}[^/\\]*/;
+const AUTHORITY = /^[/\\]{2,}[^/\\]*/;
 
 /**
  * The readings of a path that ordinary servers make, not only lenient ones, so they are checked whatever
  * `refuseLenientReadings` says: dot segments left as they are (the official matcher, Express's router, a
- * proxy that forwards the target unchanged), and a leading `//` read as a host (`new URL(req.url, base)`).
+ * proxy that forwards the target unchanged), a leading `//` read as a host (`new URL(req.url, base)`), and
+ * an encoded `/` or `\\` kept inside its segment (the official matcher).
  */
 function commonReadings(rawPath: string): Array<[PathRejection, string | undefined]> {
   const readings: Array<[PathRejection, string | undefined]> = [];
@@ -209,18 +213,48 @@ function commonReadings(rawPath: string): Array<[PathRejection, string | undefin
     const kept = normalizePath(rawPath, { keepDotSegments: true });
     readings.push(["dot_segments", kept.ok ? kept.path : undefined]);
   }
-  if (AUTHORITY.test(rawPath))
-    readings.push(["authority", readingPath(rawPath.replace(AUTHORITY, "") || "/")]);
+  if (AUTHORITY.test(rawPath)) {
+    for (const path of readingPaths(rawPath.replace(AUTHORITY, "") || "/"))
+      readings.push(["authority", path]);
+  }
+  if (DOT_SEGMENT.test(rawPath) || rawPath.includes("//") || rawPath.includes("\\")) {
+    // WHATWG resolves dot segments without collapsing `//`: what is left may begin with a host.
+    const resolved = whatwgPathname(rawPath);
+    if (resolved !== undefined && AUTHORITY.test(resolved))
+      for (const path of readingPaths(resolved.replace(AUTHORITY, "") || "/"))
+        readings.push(["authority", path]);
+  }
+  if (ENCODED_SEPARATOR.test(rawPath)) {
+    const kept = normalizePath(rawPath, { keepEncodedSeparators: true });
+    readings.push(["encoded_slash", kept.ok ? kept.path : undefined]);
+  }
   return readings;
 }
 
-/** How a lenient server would resolve a reading: encoded and back slashes as separators, lone `%` literal. */
-function readingPath(reading: string): string | undefined {
-  const normalized = normalizePath(
-    reading
-      .replace(/%(2f|5c)/gi, "/")
-      .replace(/\\/g, "/")
-      .replace(/%(?![0-9a-fA-F]{2})/g, "%25"),
-  );
-  return normalized.ok ? normalized.path : undefined;
+/** The path `new URL(path, base)` reads; `undefined` where it refuses (a host it cannot parse). */
+function whatwgPathname(path: string): string | undefined {
+  try {
+    return new URL(path, "http://h").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How a lenient server would resolve a reading: encoded and back slashes as separators, lone `%` literal;
+ * with its dot segments resolved, and also left as they are when it has any.
+ */
+function readingPaths(reading: string): string[] {
+  const separated = reading
+    .replace(/%(2f|5c)/gi, "/")
+    .replace(/\\/g, "/")
+    .replace(/%(?![0-9a-fA-F]{2})/g, "%25");
+  const paths: string[] = [];
+  const resolved = normalizePath(separated);
+  if (resolved.ok) paths.push(resolved.path);
+  if (DOT_SEGMENT.test(separated)) {
+    const kept = normalizePath(separated, { keepDotSegments: true });
+    if (kept.ok) paths.push(kept.path);
+  }
+  return paths;
 }

@@ -23,8 +23,8 @@ const TRANSFORMS: ReadonlyArray<(path: string) => string> = [
   (path) => path.replace(/([^/.])\.[^/]*$/, "$1"),
   // Overlong UTF-8 escapes read as the ASCII they spell (`%c0%af` → `/`, `%c0%ae` → `.`): old decoders.
   decodeOverlong,
-  // A leading `//` names a host (WHATWG `new URL(target, base)`): the path starts after it.
-  (path) => path.replace(/^[/\\]{2}[^/\\]*/, "") || "/",
+  // A leading `//` (or more, or with `\\`) names a host (WHATWG `new URL(target, base)`): the path starts after it.
+  (path) => path.replace(/^[/\\]{2,}[^/\\]*/, "") || "/",
 ];
 
 /** Characters without which no transformation above can change a path (matching already ignores case); a dot in the last segment is a format suffix. */

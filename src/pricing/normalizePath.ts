@@ -48,12 +48,20 @@ function hexValue(char: string | undefined): number {
  * path, as it does for Express and http-proxy (the fragment is never part of what is served).
  * Pure and total: never throws.
  */
-export function normalizePath(rawPath: string, options?: { keepDotSegments?: boolean }): NormalizedPath {
+export function normalizePath(
+  rawPath: string,
+  options?: {
+    /** Leave `.` and `..` segments as they are (how a matcher that does not resolve them reads the path). */
+    keepDotSegments?: boolean;
+    /** Keep an encoded `/` or `\\` as an escape inside its segment rather than refuse the path. */
+    keepEncodedSeparators?: boolean;
+  },
+): NormalizedPath {
   if (!rawPath.startsWith("/")) return { ok: false, reason: "not_absolute" };
   const fragment = rawPath.indexOf("#");
   if (fragment !== -1) rawPath = rawPath.slice(0, fragment);
   // Fast path, most requests: nothing to decode, no dot segment, no empty segment.
-  if (!ALREADY_NORMAL_BREAKERS.test(rawPath) && options?.keepDotSegments !== true) {
+  if (!ALREADY_NORMAL_BREAKERS.test(rawPath) && options === undefined) {
     return { ok: true, path: rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath };
   }
   let decoded = "";
@@ -68,7 +76,8 @@ export function normalizePath(rawPath: string, options?: { keepDotSegments?: boo
     const low = hexValue(rawPath[i + 2]);
     if (high < 0 || low < 0) return { ok: false, reason: "malformed_percent_encoding" };
     const code = high * 16 + low;
-    if (code === 0x2f || code === 0x5c) return { ok: false, reason: "encoded_slash" };
+    if ((code === 0x2f || code === 0x5c) && options?.keepEncodedSeparators !== true)
+      return { ok: false, reason: "encoded_slash" };
     decoded += isUnreserved(code) ? String.fromCharCode(code) : `%${HEX[high]}${HEX[low]}`;
     i += 2;
   }
