@@ -1,6 +1,7 @@
 /**
- * Faults the reliability scripts' own tests inject (`test/reliability/shortRun*.test.ts`) to show that a
- * broken promise fails a run. Read from {@link INJECTED_FAULTS_ENV} by the scripts' harness only (the
+ * Faults the reliability scripts' own tests inject (`test/reliability/soakShortRun.test.ts`,
+ * `test/reliability/loadtestShortRun.test.ts`, `test/reliability/scaleoutShortRun.test.ts`) to show that
+ * a broken promise fails a run. Read from {@link INJECTED_FAULTS_ENV} by the scripts' harness only (the
  * bench rig and the failover probe), never by the gateway; a run for figures never sets it.
  * - `double-serve`: each paid request the gateway served is sent to the upstream once more, and a
  *   payment it served once is served again (from the upstream, past the gateway);
