@@ -1,24 +1,36 @@
 import { parseArgs } from "node:util";
-import { writeFigures } from "./support/figures.js";
+import { boundShortRun } from "./support/boundShortRun.js";
+import { finishRun } from "./support/finishRun.js";
 import { errorCode, machineNote, MiB, quantile, round, startBenchRig } from "./support/startBenchRig.js";
 
-// npm run loadtest -- [--requests N] [--concurrency C]
+// npm run loadtest -- [--requests N] [--concurrency C] [--short]
 // N distinct paid requests through a gateway process at fixed concurrency, against the local stack.
+// --short (CI): 100 requests unless --requests says otherwise, bounded.
 const { values } = parseArgs({
-  options: { requests: { type: "string", default: "200" }, concurrency: { type: "string", default: "10" } },
+  options: {
+    requests: { type: "string" },
+    concurrency: { type: "string", default: "10" },
+    short: { type: "boolean", default: false },
+  },
 });
-const requests = Number(values.requests);
+const short = values.short;
+const requests = Number(values.requests ?? (short ? "100" : "200"));
 const concurrency = Number(values.concurrency);
 if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(concurrency) || concurrency < 1) {
-  console.error("usage: npm run loadtest -- [--requests N] [--concurrency C]");
+  console.error("usage: npm run loadtest -- [--requests N] [--concurrency C] [--short]");
   process.exit(2);
 }
+/** A short run (start-up, signing, the load) that has not finished within this fails. */
+const SHORT_RUN_BUDGET_MS = 180_000;
 
-const rig = await startBenchRig({ probeIntervalMs: 250 });
-let failed = false;
+const starting = startBenchRig({ probeIntervalMs: 250 });
+if (short) boundShortRun("loadtest", SHORT_RUN_BUDGET_MS, async () => (await starting).stop());
+const rig = await starting;
+let passed = false;
 try {
+  const { url } = rig;
   console.log(`loadtest: signing ${requests} payments…`);
-  const headers = await rig.signer.sign(`${rig.gateway.url}/paid/warm`, requests);
+  const headers = await rig.signer.sign(`${url}/paid/warm`, requests);
   const latencies: number[] = [];
   const errors = new Map<string, number>();
   let next = 0;
@@ -29,7 +41,7 @@ try {
       const i = next++;
       const t0 = performance.now();
       try {
-        const response = await fetch(`${rig.gateway.url}/paid/r${i}`, {
+        const response = await fetch(`${url}/paid/r${i}`, {
           headers: { "payment-signature": headers[i]! },
         });
         const body = await response.text();
@@ -50,6 +62,7 @@ try {
   const transfers = await rig.chain.transfersToPayee();
   const sorted = latencies.sort((a, b) => a - b);
   const peakRss = Math.max(...rig.gateway.probes.map((p) => p.rssBytes));
+  const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
   const figures = {
     requests,
     concurrency,
@@ -64,24 +77,38 @@ try {
     paid2xx: ok,
     settlements: transfers.count,
     errors: Object.fromEntries(errors),
-    errorCount: [...errors.values()].reduce((a, b) => a + b, 0),
+    errorCount,
     upstreamHits: rig.upstream.served,
     gatewayPeakRssMiB: round(peakRss / MiB),
     machine: machineNote(),
   };
-  console.log(JSON.stringify(figures, null, 2));
-  const file = writeFigures("loadtest", figures);
-  const checks = [
-    [`settlements = N (${transfers.count} = ${requests})`, transfers.count === requests],
-    [`paid 2xx = N (${ok} = ${requests})`, ok === requests],
-    [`errors = 0 (${figures.errorCount})`, figures.errorCount === 0],
-  ] as const;
-  for (const [label, pass] of checks) console.log(`${pass ? "ok  " : "FAIL"} ${label}`);
-  failed = checks.some(([, pass]) => !pass);
   console.log(
-    `loadtest: ${figures.throughputPerSecond} paid req/s at concurrency ${concurrency}; p50 ${figures.latencyMs.p50} ms, p99 ${figures.latencyMs.p99} ms; gateway peak RSS ${figures.gatewayPeakRssMiB} MiB → ${file}`,
+    `loadtest: ${figures.throughputPerSecond} paid req/s at concurrency ${concurrency}; p50 ${figures.latencyMs.p50} ms, p99 ${figures.latencyMs.p99} ms; gateway peak RSS ${figures.gatewayPeakRssMiB} MiB`,
+  );
+  passed = finishRun(
+    "loadtest",
+    figures,
+    [
+      {
+        promise: "one settlement per payment",
+        seen: `${transfers.count} settlements, ${requests} payments`,
+        held: transfers.count === requests,
+      },
+      {
+        promise: "every payment served (2xx with PAYMENT-RESPONSE)",
+        seen: `${ok} of ${requests}`,
+        held: ok === requests,
+      },
+      {
+        promise: "one upstream call per payment",
+        seen: `${rig.upstream.served} upstream calls, ${requests} payments`,
+        held: rig.upstream.served === requests,
+      },
+      { promise: "no errors", seen: `${errorCount} errors`, held: errorCount === 0 },
+    ],
+    { short },
   );
 } finally {
   await rig.stop();
 }
-process.exit(failed ? 1 : 0);
+process.exit(passed ? 0 : 1);

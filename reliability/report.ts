@@ -47,6 +47,8 @@ function render(f: Record<string, Json>): string {
     "",
     "Every figure below comes from a real run on the local stack (anvil, TestUSDC, the official x402",
     "facilitator), with the gateway as its own process (`x402-gateway serve`) and Redis as the shared ledger.",
+    "The soak and load figures name the machine and load they came from: a shared two-core machine with",
+    "other work running beside them, so they show what holds, and orders of magnitude, not a capacity plan.",
     "",
     "## The promises",
     "",
@@ -56,8 +58,8 @@ function render(f: Record<string, Json>): string {
     `| A sign-in proof works once, across instances | a challenge issued by one instance answered at the other, then replayed at both | ${signIn ? `${signIn.accepted} accepted, ${signIn.replaysRefused} replays refused (\`401 sign_in_rejected\`)` : "not run"} |`,
     `| No transfer without a delivered 2xx; no 2xx without a transfer | every fault case counts TestUSDC transfers on anvil against what the client got (\`test/reliability/*Faults.test.ts\`, \`signals.test.ts\`) | ${consistent} of ${cases.length} fault cases consistent${cases.length > consistent ? " (see the known limit below)" : ""} |`,
     `| Fail closed: a failing dependency never yields an unpaid response | facilitator, upstream, Redis and Starknet node faults, each against the catalogue's answer | ${cases.length} cases, ${unpaid2xx} unpaid 2xx |`,
-    `| Settlements = paid 2xx under sustained mixed traffic, no leak | \`npm run soak\` | ${soak ? `${soak.minutes} min, ${soak.requests} requests: ${soak.settlements} settlements = ${soak.paid2xx} paid 2xx, ${soak.replayed2xx} replays served, RSS ${signed(soak.memory.rssGrowthMiB)} MiB after warm-up` : "not run"} |`,
-    `| Throughput with every request paid and settled | \`npm run loadtest\` | ${load ? `${load.requests} paid requests at concurrency ${load.concurrency}: ${load.throughputPerSecond} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, ${load.settlements} settlements, ${load.errorCount} errors` : "not run"} |`,
+    `| Settlements = paid 2xx under sustained mixed traffic, no leak | \`npm run soak\` (in CI: \`--short\`, 30 s) | ${soak ? `${soak.minutes} min, ${soak.requests} requests: ${soak.settlements} settlements = ${soak.paid2xx} paid 2xx = ${soak.upstreamPaidHits} upstream calls, ${soak.replayed2xx} replays served, RSS ${signed(soak.memory.rssGrowthMiB)} MiB after warm-up` : "not run"} |`,
+    `| Throughput with every request paid and settled | \`npm run loadtest\` (in CI: \`--short\`, 100 requests) | ${load ? `${load.requests} paid requests at concurrency ${load.concurrency}: ${load.throughputPerSecond} req/s, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms, ${load.settlements} settlements, ${load.errorCount} errors` : "not run"} |`,
     `| Operators see every fault | alert rules and dashboard in \`examples/observability/\`, each rule's series found on a real gateway's \`/metrics\` after provoking it (\`test/reliability/alertRules.test.ts\`) | 7 rules |`,
     "",
     "## Faults",
@@ -92,7 +94,7 @@ function render(f: Record<string, Json>): string {
     add(
       `## Soak (${soak.minutes} min at ${soak.ratePerSecond} req/s, run ${day(soak.at)})`,
       "",
-      `\`npm run soak -- --minutes ${soak.minutes}\`: free, unpaid, paid, replayed and hostile requests (garbage and oversized payment headers, an amount changed after signing, an encoded \`/\`) in the ratio 3:2:3:1:1, at a fixed rate, through one gateway process. Machine: ${soak.machine}.`,
+      `\`npm run soak -- --minutes ${soak.minutes} --rate ${soak.ratePerSecond}\`: free, unpaid, paid, replayed and hostile requests (garbage and oversized payment headers, an amount changed after signing, an encoded \`/\`) in the ratio 3:2:3:1:1, at a fixed rate, through one gateway process; each answer is compared with the one the error catalogue gives. Machine: ${soak.machine}; Node ${soak.node}.`,
       "",
       "| answer | count | share |",
       "| --- | --- | --- |",
@@ -100,10 +102,11 @@ function render(f: Record<string, Json>): string {
         ([code, n]) => `| ${code} | ${n} | ${((100 * n) / soak.requests).toFixed(1)} % |`,
       ),
       "",
-      `- settlements on chain: ${soak.settlements}; paid 2xx: ${soak.paid2xx}; replays served: ${soak.replayed2xx}; unexpected answers: ${Object.keys(soak.unexpected).length === 0 ? "none" : JSON.stringify(soak.unexpected)}`,
+      `- settlements on chain: ${soak.settlements}; paid 2xx: ${soak.paid2xx}; upstream calls for paid paths: ${soak.upstreamPaidHits}; replays served: ${soak.replayed2xx}; unexpected answers: ${Object.keys(soak.unexpected).length === 0 ? "none" : JSON.stringify(soak.unexpected)}`,
       `- gateway RSS: ${soak.memory.rssMiB.afterWarmup} MiB after warm-up (${soak.bounds.warmupSeconds} s), ${soak.memory.rssMiB.end} MiB at the end (growth ${signed(soak.memory.rssGrowthMiB)} MiB; bound ${soak.bounds.rssGrowthMiB} MiB), peak ${soak.memory.rssMiB.peak} MiB`,
       `- event-loop delay p99: ${soak.memory.loopDelayP99Ms.afterWarmup} ms after warm-up, ${soak.memory.loopDelayP99Ms.end} ms at the end (bound: ${soak.bounds.loopDelayP99}); worst single stall ${soak.memory.loopDelayP99Ms.max} ms`,
-      `- checks: ${soak.passed ? "all passed" : "**failed**"}`,
+      "",
+      ...checkLines(soak),
       "",
     );
   }
@@ -111,11 +114,13 @@ function render(f: Record<string, Json>): string {
     add(
       `## Load (run ${day(load.at)})`,
       "",
-      `\`npm run loadtest -- --requests ${load.requests} --concurrency ${load.concurrency}\`: distinct payments, each verified, served and settled on anvil. Machine: ${load.machine}.`,
+      `\`npm run loadtest -- --requests ${load.requests} --concurrency ${load.concurrency}\`: distinct payments, each verified, served and settled on anvil. Machine: ${load.machine}; Node ${load.node}.`,
       "",
       "| throughput | p50 | p90 | p99 | max | settlements | errors | gateway peak RSS |",
       "| --- | --- | --- | --- | --- | --- | --- | --- |",
       `| ${load.throughputPerSecond} req/s | ${load.latencyMs.p50} ms | ${load.latencyMs.p90} ms | ${load.latencyMs.p99} ms | ${load.latencyMs.max} ms | ${load.settlements} / ${load.requests} | ${load.errorCount} | ${load.gatewayPeakRssMiB} MiB |`,
+      "",
+      ...checkLines(load),
       "",
       "The settlement on chain (the facilitator waits for each receipt) dominates the latency; these are",
       "figures of a shared two-core test machine, not a capacity plan.",
@@ -153,10 +158,27 @@ function render(f: Record<string, Json>): string {
     "npm run loadtest                      # [--requests 200] [--concurrency 10]",
     "npm run scaleout                      # figures for docs/SCALING.md (needs haproxy and redis-server)",
     "npm run reliability-report            # merges reliability/results/ into this page",
+    "npm run soak -- --short               # what CI runs: 30 s, and the load test and scale-out likewise",
     "```",
+    "",
+    "Each script checks its promises and exits 1 when one broke, printing its JSON result (the figures,",
+    "each check with what it saw, `passed`). With `--short` it is bounded (the soak: 30 s of traffic; the",
+    "load test: 100 payments; the scale-out: the killed-master failovers only, the others being in",
+    "`test/reliability/scaleOut.test.ts`), leaves the soak's memory and event-loop trends unchecked (they",
+    "need minutes), and writes its result to `reliability/results/short/`, which this report never reads.",
+    "`.ci/run` runs the three short runs on Node 20 after `npm run check`, and fails when one does. The",
+    "scripts' own tests (`test/reliability/*ShortRun.test.ts`) inject faults that only they can set (a",
+    "payment served twice, a refusal with the wrong code, a lost acknowledged write; see",
+    "`reliability/support/injectedFaults.ts`) and check that each short run then exits 1 with its JSON result.",
     "",
   );
   return `${lines.join("\n")}`;
+}
+
+/** One line per check of a script's result: the promise, what the run saw, whether it held. */
+function checkLines(result: Json): string[] {
+  const checks = Object.entries((result.checks ?? {}) as Record<string, { held: boolean; seen: string }>);
+  return checks.map(([promise, { held, seen }]) => `- ${held ? "held" : "**broke**"}: ${promise} (${seen})`);
 }
 
 /** Identical rows once, with how many times they occurred. */

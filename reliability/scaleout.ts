@@ -3,26 +3,66 @@ import { randomUUID } from "node:crypto";
 import { startLocalStack } from "../src/dev/startLocalStack.js";
 import { RedisPaymentLedger } from "../src/ledger/RedisPaymentLedger.js";
 import type { GatewayConfigInput } from "../src/config/gatewayConfigSchema.js";
-import { writeFigures } from "./support/figures.js";
+import { boundShortRun } from "./support/boundShortRun.js";
+import { failoverCases, failoverChecks, type FailoverResult } from "./support/failoverCases.js";
+import { finishRun } from "./support/finishRun.js";
 import { localGatewayConfig } from "./support/localGatewayConfig.js";
-import { startRedisCluster, startRedisSentinel, sleep } from "./support/redisProcesses.js";
+import { startRedisCluster } from "./support/redisProcesses.js";
 import { paymentSigner } from "./support/signPayments.js";
 import { spawnGateway, type GatewayProcess } from "./support/spawnGateway.js";
 import { haproxyBinary, startHaproxy } from "./support/startHaproxy.js";
 import { startCountingUpstream } from "./support/startCountingUpstream.js";
 import { errorCode, machineNote, round } from "./support/startBenchRig.js";
 
-// npm run scaleout -- [--requests N] [--concurrency C]
+// npm run scaleout -- [--requests N] [--concurrency C] [--short]
 // The figures of docs/SCALING.md, all in one run on this machine:
 // 1. paid requests/s through HAProxy with 1, 2 and 3 gateways on a 3-master/3-replica Redis Cluster;
 // 2. the cost of ledger.wait: one gateway with and without it (interleaved rounds), and the ledger alone;
 // 3. failover windows seen by a ledger client: CLUSTER FAILOVER, a killed Cluster master,
-//    SENTINEL FAILOVER, a killed Sentinel master.
+//    SENTINEL FAILOVER, a killed Sentinel master; each checked (support/failoverCases.ts).
+// --short (CI): part 3's killed-master cases only (test/reliability/scaleOut.test.ts runs the
+// coordinated failovers under paid load), bounded; no haproxy, no gateway, no chain needed.
 const { values } = parseArgs({
-  options: { requests: { type: "string", default: "60" }, concurrency: { type: "string", default: "10" } },
+  options: {
+    requests: { type: "string", default: "60" },
+    concurrency: { type: "string", default: "10" },
+    short: { type: "boolean", default: false },
+  },
 });
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
+/** A short run (two Redis set-ups, two failovers of at most RECOVERY_BOUND_MS each) that has not finished within this fails. */
+const SHORT_RUN_BUDGET_MS = 240_000;
+
+if (values.short) {
+  const stops: Array<() => Promise<void>> = [];
+  boundShortRun("scaleout", SHORT_RUN_BUDGET_MS, () => Promise.all(stops.map((stop) => stop())));
+  let results: FailoverResult[];
+  try {
+    const cluster = await startRedisCluster();
+    stops.push(() => cluster.stop());
+    results = await failoverCases(cluster, true, stops);
+  } finally {
+    for (const stop of stops) await stop().catch(() => undefined);
+  }
+  process.exit(finishFailovers(results, {}, true) ? 0 : 1);
+}
+
+/** Ends the run with the failover windows beside `figures`, each case's checks deciding. */
+function finishFailovers(
+  results: FailoverResult[],
+  figures: Record<string, unknown>,
+  short: boolean,
+): boolean {
+  const failoverWindows = Object.fromEntries(results.map(({ name, window }) => [name, window]));
+  return finishRun(
+    "scaleout",
+    { ...figures, failoverWindows, machine: machineNote() },
+    failoverChecks(results),
+    { short },
+  );
+}
+
 const HAPROXY = haproxyBinary();
 if (HAPROXY === undefined) {
   console.error("scaleout: haproxy is not installed (apt-get install haproxy)");
@@ -35,7 +75,8 @@ const cluster = await startRedisCluster();
 const signer = paymentSigner(stack.accounts.payer.privateKey, stack.network, stack.token.address);
 const gateways: GatewayProcess[] = [];
 const stops: Array<() => Promise<void>> = [];
-const figures: Record<string, unknown> = { machine: "" };
+const figures: Record<string, unknown> = {};
+let passed = false;
 
 function gatewayConfig(wait: boolean, keyPrefix: string): GatewayConfigInput {
   return {
@@ -103,48 +144,6 @@ async function ledgerRoundTrips(wait: boolean, count: number): Promise<number> {
   } finally {
     await ledger.close();
   }
-}
-
-/**
- * A ledger client reserving a fresh payment every 20 ms while `fault` runs: the window is the time from
- * the first refused reserve to the first one served after the last refusal.
- */
-async function failoverWindow(
-  where: ConstructorParameters<typeof RedisPaymentLedger>[0],
-  fault: (ledgerKey: string) => Promise<unknown>,
-): Promise<{ windowMs: number; refused: number; served: number }> {
-  const keyPrefix = `window:${randomUUID()}:`;
-  const ledger = new RedisPaymentLedger({ ...where, keyPrefix, commandTimeoutMs: 1_000 });
-  let refused = 0;
-  let served = 0;
-  let firstRefusal: number | undefined;
-  let lastRecovery: number | undefined;
-  let failing = false;
-  let done = false;
-  const probe = (async () => {
-    for (let i = 0; !done || failing; i++) {
-      try {
-        await ledger.reserve(`w${i}`, { holdMs: 60_000 });
-        served++;
-        if (failing) lastRecovery = Date.now();
-        failing = false;
-      } catch {
-        refused++;
-        firstRefusal ??= Date.now();
-        failing = true;
-      }
-      await sleep(20);
-      if (i > 3_000) break;
-    }
-  })();
-  await sleep(300);
-  await fault(`{${keyPrefix}}x`);
-  await sleep(1_000);
-  done = true;
-  await probe;
-  await ledger.close();
-  const windowMs = firstRefusal === undefined ? 0 : (lastRecovery ?? Date.now()) - firstRefusal;
-  return { windowMs, refused, served };
 }
 
 try {
@@ -225,50 +224,11 @@ try {
   for (const stop of stops.splice(0).reverse()) await stop();
 
   // 3. Failover windows, as a ledger client sees them.
-  const clusterWhere = { cluster: { nodes: cluster.nodes } };
-  const windows: Record<string, unknown> = {};
-  windows["CLUSTER FAILOVER (wait on)"] = await failoverWindow(
-    { ...clusterWhere, wait: { replicas: 1, timeoutMs: 500 } },
-    async (key) => cluster.failover(await cluster.masterOf(key)),
-  );
-  // Killed: its replica is promoted without one of its own, so only a ledger without WAIT is served again.
-  windows["Cluster master killed (wait off)"] = await failoverWindow(
-    { ...clusterWhere, wait: false },
-    async (key) => {
-      const ledgerMaster = await cluster.masterOf(key);
-      await cluster.kill(ledgerMaster);
-      const deadline = Date.now() + 20_000;
-      while (
-        (await cluster.masterOf(key).catch(() => ledgerMaster)) === ledgerMaster &&
-        Date.now() < deadline
-      )
-        await sleep(100);
-    },
-  );
-  await cluster.stop();
-  const sentinel = await startRedisSentinel();
-  const sentinelWhere = { sentinel: { sentinels: sentinel.sentinels, name: sentinel.name } };
-  windows["SENTINEL FAILOVER (wait on)"] = await failoverWindow(
-    { ...sentinelWhere, wait: { replicas: 1, timeoutMs: 500 } },
-    () => sentinel.failover(),
-  );
-  windows["Sentinel master killed (wait on)"] = await failoverWindow(
-    { ...sentinelWhere, wait: { replicas: 1, timeoutMs: 500 } },
-    async () => {
-      const before = await sentinel.masterPort();
-      await sentinel.killMaster();
-      const deadline = Date.now() + 30_000;
-      while ((await sentinel.masterPort()) === before && Date.now() < deadline) await sleep(100);
-    },
-  );
-  await sentinel.stop();
-  figures.failoverWindows = windows;
-  figures.machine = machineNote();
-  console.log(JSON.stringify(figures, null, 2));
-  console.log(`scaleout: wrote ${writeFigures("scaleout", figures)}`);
+  passed = finishFailovers(await failoverCases(cluster, false, stops), figures, false);
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => undefined);
   await cluster.stop().catch(() => undefined);
   await upstream.close();
   await stack.stop();
 }
+process.exit(passed ? 0 : 1);

@@ -1,10 +1,12 @@
 import { cpus, loadavg } from "node:os";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import { watchPayee, type ChainWatch } from "./chainFacts.js";
+import { injectedFaults } from "./injectedFaults.js";
 import { localGatewayConfig } from "./localGatewayConfig.js";
 import { paymentSigner, type PaymentSigner } from "./signPayments.js";
 import { spawnGateway, type GatewayProcess } from "./spawnGateway.js";
 import { startCountingUpstream, type CountingUpstream } from "./startCountingUpstream.js";
+import { startFaultyFront } from "./startFaultyFront.js";
 import { startRedisServer, type RedisServer } from "./startRedisServer.js";
 
 /** The soak's and load test's world: the local stack, a private Redis ledger, an upstream, one probed gateway process. */
@@ -13,6 +15,8 @@ export interface BenchRig {
   redis: RedisServer;
   upstream: CountingUpstream;
   gateway: GatewayProcess;
+  /** The URL clients use: the gateway's, or with injected faults a faulty front's (see injectedFaults.ts). */
+  url: string;
   signer: PaymentSigner;
   chain: ChainWatch;
   stop(): Promise<void>;
@@ -34,14 +38,21 @@ export async function startBenchRig(options: { probeIntervalMs: number }): Promi
     }),
     { probeIntervalMs: options.probeIntervalMs },
   );
+  const faults = injectedFaults();
+  const front =
+    faults.size === 0
+      ? undefined
+      : await startFaultyFront({ gatewayUrl: gateway.url, upstreamUrl: upstream.url, faults });
   return {
     stack,
     redis,
     upstream,
     gateway,
+    url: front?.url ?? gateway.url,
     signer: paymentSigner(stack.accounts.payer.privateKey, stack.network, stack.token.address),
     chain: await watchPayee(stack),
     async stop() {
+      await front?.close();
       await gateway.stop();
       await Promise.all([upstream.close(), redis.stop()]);
       await stack.stop();
@@ -71,7 +82,8 @@ export function round(value: number, digits = 1): number {
   return Math.round(value * factor) / factor;
 }
 
-/** Cores and load, printed beside figures measured on a shared machine. */
+/** Cores and load (other work beside the run), printed beside figures measured on a shared machine. */
 export function machineNote(): string {
-  return `${cpus().length} cores, load average ${loadavg()[0]?.toFixed(1)} at the end`;
+  const [one, , fifteen] = loadavg();
+  return `${cpus().length} cores, load average ${one?.toFixed(1)} at the end (${fifteen?.toFixed(1)} over 15 min)`;
 }
