@@ -85,6 +85,7 @@ export {
   type CborPaidResponse,
   type HumanityClaimSource,
 } from "./payer/payCborRoute.js";
+export { InsecureTransportError } from "./payer/InsecureTransportError.js";
 export {
   checkHumanityClaim,
   issueHumanityClaim,

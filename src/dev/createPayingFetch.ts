@@ -4,6 +4,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Hex } from "viem";
 import { privateKeyToAccount, type LocalAccount } from "viem/accounts";
+import { guardSignedFetch } from "../payer/guardSignedFetch.js";
 import { aliasClientScheme } from "./aliasClientScheme.js";
 import type { LocalScheme } from "./startFacilitator.js";
 
@@ -23,6 +24,11 @@ export interface CreatePayingFetchOptions {
   onOffer?: (requirements: PaymentRequirements[]) => void;
   /** The `fetch` to wrap (default `globalThis.fetch`); tests pass one that records requests. */
   fetch?: typeof fetch;
+  /**
+   * Send a payment or a sign-in over plain HTTP to a host that is not loopback, for a test network only
+   * (`--allow-insecure-http`). Default false: TLS is mandatory.
+   */
+  allowInsecureHttp?: boolean;
 }
 
 /** A `fetch` that pays 402 offers, plus the client and the payer's address. */
@@ -34,7 +40,8 @@ export interface PayingFetch {
 
 /**
  * The official paying client: `@x402/fetch`'s `wrapFetchWithPayment` around an `x402Client` with the
- * `@x402/evm` exact scheme registered for `eip155:*`, signing with a viem account.
+ * `@x402/evm` exact scheme registered for `eip155:*`, signing with a viem account. Signed requests go
+ * over https:// or to loopback only, and follow no redirect (`guardSignedFetch`).
  */
 export function createPayingFetch(options: CreatePayingFetchOptions): PayingFetch {
   const account =
@@ -58,7 +65,13 @@ export function createPayingFetch(options: CreatePayingFetchOptions): PayingFetc
     });
   }
   return {
-    fetch: wrapFetchWithPayment(options.fetch ?? globalThis.fetch, client),
+    fetch: wrapFetchWithPayment(
+      guardSignedFetch(options.fetch ?? globalThis.fetch, {
+        allowInsecureHttp: options.allowInsecureHttp,
+        setting: "--allow-insecure-http",
+      }),
+      client,
+    ),
     client,
     payer: account.address,
   };

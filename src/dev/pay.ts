@@ -5,8 +5,8 @@ import { createPayingFetch } from "./createPayingFetch.js";
 import { payCbor } from "./payCbor.js";
 import { signInWithoutPaying } from "./signInWithoutPaying.js";
 
-const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact]
-       EVM_PRIVATE_KEY=0x… npm run pay -- --sign-in <url>
+const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact] [--allow-insecure-http]
+       EVM_PRIVATE_KEY=0x… npm run pay -- --sign-in <url> [--allow-insecure-http]
        npm run pay -- --cbor <url> [--signer service-auth|starknet] [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--humanity <issuer url>] [--max-amount N] [--delegate]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
@@ -16,6 +16,11 @@ transaction hash and the body.
   --data         request body, sent as application/json
   --max-amount   refuse offers above this amount, in the asset's smallest unit (default 1000000)
   --scheme       the scheme to pay with: exact (default) or exact-pq (signed like exact)
+  --allow-insecure-http
+                 send the payment (or the sign-in) over plain http:// to a host that is not loopback, when
+                 it is for a test network (eip155:84532, eip155:31337, …); a mainnet one never. Without it
+                 TLS is mandatory: a PAYMENT-SIGNATURE or SIGN-IN-WITH-X goes only over https:// or to
+                 loopback, and a signed request follows no redirect.
 
 With --sign-in: never pays. Answers the offer's sign-in-with-x challenge with the official client hook
 (createSIWxClientHook, the key in EVM_PRIVATE_KEY) and prints the answer: 200 when the payer is recognized
@@ -27,7 +32,8 @@ the local demo payer's public test seed), retries as POST, prints the decoded re
 --facilitator, checks its signature against the key the facilitator publishes at /supported.
 When the offer says accepts_humanity_gate, asks --humanity (default <facilitator>/humanity, the local
 DEMO issuer, which vouches for anyone) for a humanity claim about the payer's key and sends it.
-The stark_proof sent is the local stack's STAND-IN (a SHA-256 binding), not a STARK proof.
+The stark_proof sent is the local stack's STAND-IN (a SHA-256 binding), not a STARK proof. The payment
+goes over https:// or to loopback only (the profile names no network: --allow-insecure-http does not apply).
 With --signer starknet: the LayerTwoSigner instead — a Starknet contract account signs the intent as
 SNIP-12 typed data (STARKNET_PRIVATE_KEY and STARKNET_ACCOUNT, default the local stand-in's dev
 account 0, a public test key; STARKNET_CHAIN_ID, default X402_LOCAL); the gateway asks the account's
@@ -50,6 +56,7 @@ async function main(): Promise<number> {
       delegate: { type: "boolean" },
       humanity: { type: "string" },
       signer: { type: "string" },
+      "allow-insecure-http": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -58,7 +65,14 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
+  const allowInsecureHttp = values["allow-insecure-http"] === true;
   if (values.cbor) {
+    if (allowInsecureHttp) {
+      console.error(
+        "--allow-insecure-http is for EVM test networks: a CBOR payment names no network, TLS is mandatory",
+      );
+      return 2;
+    }
     if (!/^(0|[1-9][0-9]*)$/.test(values["max-amount"])) {
       console.error("--max-amount must be an integer amount in the smallest unit");
       return 2;
@@ -78,7 +92,7 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  if (values["sign-in"]) return signInWithoutPaying(url, privateKey as Hex);
+  if (values["sign-in"]) return signInWithoutPaying(url, privateKey as Hex, { allowInsecureHttp });
   if (!/^(0|[1-9][0-9]*)$/.test(values["max-amount"])) {
     console.error("--max-amount must be an integer amount in the asset's smallest unit");
     return 2;
@@ -93,6 +107,7 @@ async function main(): Promise<number> {
   const paying = createPayingFetch({
     privateKey: privateKey as Hex,
     schemes: [scheme],
+    allowInsecureHttp,
     // Any token, including a local test token the client's default-asset list does not know; the
     // --max-amount policy below caps what one request may cost.
     allowedAssets: true,

@@ -2,6 +2,7 @@ import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { createSIWxClientHook } from "@x402/extensions/sign-in-with-x";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { guardSignedFetch } from "../payer/guardSignedFetch.js";
 import { STARKNET_RECOGNITION, type RecognitionExtension } from "../recognition/recognitionExtension.js";
 
 export interface SignInOptions {
@@ -9,12 +10,15 @@ export interface SignInOptions {
   print?: (line: string) => void;
   /** The `fetch` to use (default `globalThis.fetch`). */
   fetch?: typeof fetch;
+  /** Send the sign-in over plain HTTP to a host that is not loopback, on a test chain only (default false). */
+  allowInsecureHttp?: boolean;
 }
 
 /**
  * `npm run pay -- --sign-in <url>`: answers the 402 offer's `sign-in-with-x` challenge with the official
  * client hook (`createSIWxClientHook`, the key in `privateKey`) and never pays: the client has no
- * scheme, and no PAYMENT-SIGNATURE is ever sent. Resolves the exit status: 0 when the sign-in was
+ * scheme, and no PAYMENT-SIGNATURE is ever sent; the sign-in goes over https:// or to loopback only
+ * (`guardSignedFetch`). Resolves the exit status: 0 when the sign-in was
  * served (a recognized payer), 1 otherwise (not recorded yet, no challenge, or refused).
  */
 export async function signInWithoutPaying(
@@ -23,7 +27,10 @@ export async function signInWithoutPaying(
   options: SignInOptions = {},
 ): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const fetchImpl = guardSignedFetch(options.fetch ?? globalThis.fetch, {
+    allowInsecureHttp: options.allowInsecureHttp,
+    setting: "--allow-insecure-http",
+  });
   const account = privateKeyToAccount(privateKey);
   const http = new x402HTTPClient(new x402Client()).onPaymentRequired(createSIWxClientHook(account));
   print(`payer: ${account.address} (signing in, never paying)`);

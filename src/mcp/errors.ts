@@ -12,6 +12,7 @@ export const PAYER_ENV = {
   allowPermit2: "PAY_MCP_EVM_ALLOW_PERMIT2",
   maxAuthorizationSeconds: "PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS",
   maxBodyBytes: "PAY_MCP_EVM_MAX_BODY_BYTES",
+  allowInsecureHttp: "PAY_MCP_EVM_ALLOW_INSECURE_HTTP",
 } as const;
 
 export type PayerSetting = (typeof PAYER_ENV)[keyof typeof PAYER_ENV];
@@ -34,6 +35,7 @@ export const UNPAYABLE_SETTING = {
   over_session_cap: PAYER_ENV.maxPerSession,
   permit2_not_allowed: PAYER_ENV.allowPermit2,
   authorization_too_long: PAYER_ENV.maxAuthorizationSeconds,
+  insecure_transport: PAYER_ENV.allowInsecureHttp,
   unsupported_offer: null,
 } as const satisfies Record<string, PayerSetting | null>;
 

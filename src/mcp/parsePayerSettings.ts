@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod/v4";
 import { PAYER_ENV, UnpayableError, type PayerSetting } from "./errors.js";
+import { isTestNetwork } from "./isTestNetwork.js";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./readResource.js";
 
 /** The payer's settings, read once from the environment when the server starts. */
@@ -28,6 +29,11 @@ export interface PayerSettings {
   maxAuthorizationSeconds: number;
   /** Cap on the resource body returned to the agent, in bytes. */
   maxBodyBytes: number;
+  /**
+   * Whether a payment may go over plain HTTP to a host that is not loopback; only with test networks
+   * in `networks` (a mainnet refuses the setting).
+   */
+  allowInsecureHttp: boolean;
 }
 
 /** Defaults of the optional limits (docs/mcp-payer.md lists them). */
@@ -35,6 +41,7 @@ export const PAYER_DEFAULTS = {
   allowPermit2: false,
   maxAuthorizationSeconds: 300,
   maxBodyBytes: DEFAULT_BODY_LIMIT_BYTES,
+  allowInsecureHttp: false,
 } as const;
 
 export type ParsedPayerSettings =
@@ -125,6 +132,7 @@ const SCHEMAS = {
   allowPermit2: flag,
   maxAuthorizationSeconds: boundedInteger(1, 86_400),
   maxBodyBytes: boundedInteger(1, 64 * 1024 * 1024),
+  allowInsecureHttp: flag,
 } as const;
 
 type OptionalKey = "assets" | "mainnetConsent" | keyof typeof PAYER_DEFAULTS;
@@ -180,6 +188,16 @@ export function parsePayerSettings(env: Record<string, string | undefined>): Par
         "invalid_setting",
         `${PAYER_ENV.allowPermit2}=true needs ${PAYER_ENV.assets} naming the tokens Permit2 may move`,
         { setting: PAYER_ENV.allowPermit2 },
+      ),
+    );
+  // Plain HTTP is for test networks: a payer that may pay on a mainnet keeps TLS mandatory.
+  const mainnets = ((values.networks as string[] | undefined) ?? []).filter((id) => !isTestNetwork(id));
+  if (values.allowInsecureHttp === true && mainnets.length > 0)
+    errors.push(
+      new UnpayableError(
+        "invalid_setting",
+        `${PAYER_ENV.allowInsecureHttp}=true is for test networks only, and ${PAYER_ENV.networks} names ${mainnets.join(", ")}`,
+        { setting: PAYER_ENV.allowInsecureHttp },
       ),
     );
   if (errors.length > 0) return { ok: false, errors };

@@ -4,6 +4,7 @@ import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import type { LocalAccount } from "viem/accounts";
 import { z } from "zod/v4";
+import { insecureTransportProblem } from "../payer/insecureTransportProblem.js";
 import { choosePaymentOption } from "./choosePaymentOption.js";
 import { PAYER_ENV, UnpayableError } from "./errors.js";
 import type { OfferOption } from "./parseOfferOption.js";
@@ -49,8 +50,9 @@ const authorizationSchema = z.union([
 /**
  * GETs `url` (following redirects within its origin); on a 402, pays the first option of the
  * PAYMENT-REQUIRED offer that parses strictly and passes every policy, signed by the official
- * `@x402/evm` exact scheme, and sends it once, to the same URL, following no redirect. Nothing is
- * signed before the amount is reserved in the session; once signed, every outcome says so.
+ * `@x402/evm` exact scheme, and sends it once, to the same URL, following no redirect, over https:// or to
+ * loopback (plain HTTP elsewhere only with `allowInsecureHttp`, on a test network). Nothing is signed
+ * before the amount is reserved in the session; once signed, every outcome says so.
  */
 export async function payForResource(url: string, options: PayForResourceOptions): Promise<PayOutcome> {
   const { settings, account, budget } = options;
@@ -91,6 +93,13 @@ export async function payForResource(url: string, options: PayForResourceOptions
   const choice = choosePaymentOption(offer.accepts, { settings, sessionSpent: budget.spent });
   if ("refusal" in choice) return refuse(choice.refusal, where, log);
   const option = choice.option;
+  // TLS is mandatory for a signature, unless the user allowed plain HTTP for test networks.
+  const transport = insecureTransportProblem(first.url, option.network, {
+    allowInsecureHttp: settings.allowInsecureHttp,
+    setting: PAYER_ENV.allowInsecureHttp,
+  });
+  if (transport !== undefined)
+    return refuse(new UnpayableError("insecure_transport", `${transport}; nothing was signed`), where, log);
   // Another call may have spent since the policy ran: reserve atomically, or sign nothing.
   if (!budget.reserve(BigInt(option.amount))) {
     const again = choosePaymentOption([option], { settings, sessionSpent: budget.spent });

@@ -9,6 +9,7 @@ import {
   type ReceiptOpenings,
   type RestrictedReceipt,
 } from "../protocol/cbor/RestrictedReceipt.js";
+import { guardSignedFetch } from "./guardSignedFetch.js";
 import {
   createCborPayment,
   createMaskedCborPayment,
@@ -57,10 +58,11 @@ export interface CborPaidResponse {
 /**
  * Pay a GET route in `application/x402+cbor`: GET with `Accept` preferring CBOR, read the 402's
  * PaymentRequest, sign an intent, retry as `POST` (empty body, `Content-Type: application/x402+cbor`,
- * `PAYMENT-SIGNATURE`) and decode the receipt.
+ * `PAYMENT-SIGNATURE`) and decode the receipt. The payment goes over https:// or to loopback only (the
+ * profile names no network, so no setting allows plain HTTP): else it throws `InsecureTransportError` and nothing is sent.
  */
 export async function payCborRoute(url: string, options: PayCborRouteOptions): Promise<CborPaidResponse> {
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = guardSignedFetch(options.fetch ?? fetch);
   const first = await fetchImpl(url, {
     headers: { ...options.headers, accept: `${CBOR_MEDIA_TYPE}, application/json;q=0.5` },
   });

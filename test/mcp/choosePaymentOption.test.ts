@@ -20,6 +20,7 @@ const SETTINGS: PayerSettings = {
   allowPermit2: false,
   maxAuthorizationSeconds: 300,
   maxBodyBytes: 262_144,
+  allowInsecureHttp: false,
 };
 
 const option = (overrides: Partial<PaymentRequirements> = {}): PaymentRequirements => ({

@@ -37,6 +37,7 @@ describe("parsePayerSettings", () => {
         allowPermit2: false,
         maxAuthorizationSeconds: 300,
         maxBodyBytes: 262_144,
+        allowInsecureHttp: false,
       },
     });
   });
@@ -62,6 +63,37 @@ describe("parsePayerSettings", () => {
       }),
     ]);
     expect(errorsFor("PAY_MCP_EVM_ALLOW_PERMIT2", "false")).toEqual([]);
+  });
+
+  it("allows plain HTTP (PAY_MCP_EVM_ALLOW_INSECURE_HTTP) only when every network is a test network", () => {
+    const allowed = parsePayerSettings({
+      ...VALID,
+      PAY_MCP_EVM_NETWORKS: "eip155:84532,eip155:31337",
+      PAY_MCP_EVM_ALLOW_INSECURE_HTTP: "true",
+    });
+    expect(allowed.ok && allowed.settings.allowInsecureHttp).toBe(true);
+    const mainnet = parsePayerSettings({
+      ...VALID,
+      PAY_MCP_EVM_NETWORKS: "eip155:84532,eip155:8453",
+      PAY_MCP_EVM_ALLOW_INSECURE_HTTP: "true",
+    });
+    expect(mainnet).toEqual({
+      ok: false,
+      errors: [
+        expect.objectContaining({
+          code: "invalid_setting",
+          setting: "PAY_MCP_EVM_ALLOW_INSECURE_HTTP",
+          message: expect.stringMatching(/test networks only, and PAY_MCP_EVM_NETWORKS names eip155:8453$/),
+        }),
+      ],
+    });
+    expect(
+      parsePayerSettings({
+        ...VALID,
+        PAY_MCP_EVM_NETWORKS: "eip155:1",
+        PAY_MCP_EVM_ALLOW_INSECURE_HTTP: "false",
+      }).ok,
+    ).toBe(true);
   });
 
   it("trims values and list entries, drops duplicates, checksums addresses", () => {
@@ -158,9 +190,9 @@ describe("parsePayerSettings", () => {
     ]),
     ["PAY_MCP_EVM_PAYEES", undefined],
     ["PAY_MCP_EVM_NETWORKS", undefined],
-    ...["yes", "1", "TRUE", "on", "true,false"].map((value): [string, string] => [
-      "PAY_MCP_EVM_ALLOW_PERMIT2",
-      value,
+    ...["yes", "1", "TRUE", "on", "true,false"].flatMap((value): [string, string][] => [
+      ["PAY_MCP_EVM_ALLOW_PERMIT2", value],
+      ["PAY_MCP_EVM_ALLOW_INSECURE_HTTP", value],
     ]),
     ...["0", "86401", "1.5", "-1", "5m", "1e3", "9".repeat(20)].map((value): [string, string] => [
       "PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS",

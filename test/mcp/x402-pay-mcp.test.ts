@@ -512,6 +512,7 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
       PAYER_ENV.allowPermit2,
       PAYER_ENV.maxAuthorizationSeconds,
       PAYER_ENV.maxBodyBytes,
+      PAYER_ENV.allowInsecureHttp,
     ];
     for (const name of Object.values(PAYER_ENV).filter((name) => !optional.includes(name))) {
       const mcp = await connectInProcess({ env: env({ [name]: undefined }) });
