@@ -1,7 +1,8 @@
 // `npm start`: the whole product on one machine — local payment stack, staking backend, and the gateway
 // with config/gateway.yaml in front of it. Prints the gateway URL, the priced routes and a pay command.
 import { randomBytes } from "node:crypto";
-import { dirname, join } from "node:path";
+import { chmod, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { buildRouteTable } from "../pricing/buildRouteTable.js";
@@ -36,7 +37,8 @@ Ctrl-C stops everything.
 
   --config  gateway config (default config/gateway.yaml)
   --data    the staking backend's SQLite file (default data/staking.sqlite); the layer-2 stand-in
-            and the CBOR facilitator keep theirs next to it
+            and the CBOR facilitator keep theirs next to it, and the CBOR facilitator's merchant token
+            (cbor-merchant.token, mode 0600: what npm run refund sends) is written there each start
   --help    this text
 
 Environment: X402_GATEWAY_PORT (default 8402; 0 picks a free port), X402_RECORD_DELAY_MS (how long
@@ -133,6 +135,10 @@ async function main(): Promise<number> {
       log: (line) => console.log(`  ${line}`),
     });
     cleanups.push(() => cborFacilitator.stop());
+    // The merchant's refund credential, for npm run refund only: owner-only, a fresh token each start.
+    const merchantTokenFile = resolve(dirname(dataFile), "cbor-merchant.token");
+    await writeFile(merchantTokenFile, `${cborFacilitator.merchantToken}\n`, { mode: 0o600 });
+    await chmod(merchantTokenFile, 0o600);
 
     const quote: DemoQuoteUpstream = await startDemoQuoteUpstream();
     cleanups.push(() => quote.close());
@@ -207,8 +213,9 @@ async function main(): Promise<number> {
       "",
       "Pay for GET /api/apy in application/x402+cbor (Ed25519 demo payer; --alg ml-dsa-65 for ML-DSA-65):",
       `  npm run pay -- --cbor ${gateway.url}/api/apy --facilitator ${cborFacilitator.url}`,
-      "Refund a CBOR payment (the payer is credited back once; the facilitator signs a revocation):",
-      `  npm run refund -- --facilitator ${cborFacilitator.url} <the receipt base64 npm run pay prints>`,
+      "Refund a CBOR payment, as the merchant (its token file, mode 0600; the payer is credited back once and",
+      "the facilitator signs a revocation; a payer holding only the receipt is refused):",
+      `  npm run refund -- --facilitator ${cborFacilitator.url} --merchant-token-file ${merchantTokenFile} <the receipt base64 npm run pay prints>`,
       "",
       ...(await agentPayLines(stack, {
         dataDir: dirname(dataFile),

@@ -1,5 +1,7 @@
-// `npm run refund -- --facilitator <url> <receipt base64>`: refund a CBOR receipt on the local facilitator.
+// `npm run refund -- --facilitator <url> <receipt base64>`: refund a CBOR receipt on the local facilitator,
+// as the merchant (its token file, which npm start writes owner-only).
 import { parseArgs } from "node:util";
+import { readPrivateFile } from "../common/readPrivateFile.js";
 import { decodeBase64 } from "../protocol/decodeBase64.js";
 import { decodeClaim } from "../protocol/cbor/Claim.js";
 import { isRevoked } from "../protocol/cbor/revokeReceipt.js";
@@ -7,13 +9,20 @@ import { receiptDigest, decodeSettlementReceipt } from "../protocol/cbor/Settlem
 import { decodeSignedClaim } from "../protocol/cbor/SignedClaim.js";
 import { fetchCborRevocations, requestCborRefund } from "./requestCborRefund.js";
 
-const USAGE = `usage: npm run refund -- --facilitator <cbor facilitator url> <receipt base64> [--amount N]
+/** Where npm start writes the local CBOR facilitator's merchant token (next to its default data). */
+const DEFAULT_TOKEN_FILE = "data/cbor-merchant.token";
+
+const USAGE = `usage: npm run refund -- --facilitator <cbor facilitator url> [--merchant-token-file <file>] <receipt base64> [--amount N]
 
 Asks the local application/x402+cbor facilitator (npm start prints its URL) to refund a receipt it
 issued: the payer is credited back (the whole amount, or N smallest units), once only, and the
 facilitator answers a signed revocation (a "revokes" claim naming the receipt's digest). Prints the
 revocation and checks, against GET /revocations and the key at /supported, that the receipt is revoked.
-The receipt is the PAYMENT-RESPONSE value \`npm run pay -- --cbor …\` prints.`;
+The receipt is the PAYMENT-RESPONSE value \`npm run pay -- --cbor …\` prints.
+
+A refund is the merchant's act: this command sends the merchant's token, read from
+--merchant-token-file (default ${DEFAULT_TOKEN_FILE}, which npm start writes with mode 0600 each
+start; it must be readable by its owner only). A payer holding only the receipt is refused (401).`;
 
 async function main(): Promise<number> {
   let parsed;
@@ -23,6 +32,7 @@ async function main(): Promise<number> {
       options: {
         facilitator: { type: "string" },
         amount: { type: "string" },
+        "merchant-token-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -40,6 +50,14 @@ async function main(): Promise<number> {
     console.error("--amount must be a whole number of smallest units");
     return 2;
   }
+  const tokenFile = values["merchant-token-file"] ?? DEFAULT_TOKEN_FILE;
+  let merchantToken: string;
+  try {
+    merchantToken = (await readPrivateFile(tokenFile, "merchant token file")).trim();
+  } catch (error) {
+    console.error(`${(error as Error).message}\n(the merchant's token: npm start writes it; see --help)`);
+    return 2;
+  }
   let receipt: Uint8Array;
   try {
     receipt = decodeBase64(encoded);
@@ -50,11 +68,10 @@ async function main(): Promise<number> {
   }
   const digest = receiptDigest(decodeSettlementReceipt(receipt));
   console.log(`receipt ${digest}`);
-  const answer = await requestCborRefund(
-    values.facilitator,
-    receipt,
-    values.amount === undefined ? undefined : BigInt(values.amount),
-  );
+  const answer = await requestCborRefund(values.facilitator, receipt, {
+    merchantToken,
+    amount: values.amount === undefined ? undefined : BigInt(values.amount),
+  });
   if (!answer.ok) {
     console.error(`refused: ${answer.status} ${answer.error}${answer.message ? ` (${answer.message})` : ""}`);
     return 1;

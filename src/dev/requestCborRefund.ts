@@ -4,15 +4,26 @@ import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 export type CborRefundAnswer =
   { ok: true; revocation: Uint8Array } | { ok: false; status: number; error: string; message?: string };
 
-/** `POST {facilitator}/refund` on the local CBOR facilitator: the revocation, or why it refused. */
+export interface CborRefundOptions {
+  /** The merchant's bearer token (`merchantToken`); without it the facilitator answers 401. */
+  merchantToken?: string | undefined;
+  /** Smallest units to refund (default the whole payment). */
+  amount?: bigint | undefined;
+}
+
+/** `POST {facilitator}/refund` on the local CBOR facilitator, as the merchant: the revocation, or why it refused. */
 export async function requestCborRefund(
   facilitatorUrl: string,
   receipt: Uint8Array,
-  amount?: bigint,
+  options: CborRefundOptions = {},
 ): Promise<CborRefundAnswer> {
+  const { amount, merchantToken } = options;
   const response = await fetch(`${facilitatorUrl.replace(/\/+$/, "")}/refund`, {
     method: "POST",
-    headers: { "content-type": CBOR_MEDIA_TYPE },
+    headers: {
+      "content-type": CBOR_MEDIA_TYPE,
+      ...(merchantToken === undefined ? {} : { authorization: `Bearer ${merchantToken}` }),
+    },
     body: Buffer.from(encodeCborRefundRequest({ receipt, amount })),
   });
   if (response.ok) return { ok: true, revocation: new Uint8Array(await response.arrayBuffer()) };

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { bearerTokenCheck } from "../common/bearerTokenCheck.js";
 import { CborAccountBook } from "./cborFacilitator/CborAccountBook.js";
 import { isLoopbackAddress, readBody, sendCbor, sendJson } from "./cborFacilitator/facilitatorHttp.js";
 import { supportedDocument } from "./cborFacilitator/supportedDocument.js";
@@ -64,6 +65,12 @@ export interface StartCborFacilitatorOptions {
    * intent is bound to, when it names one (an EvmSigner intent's subject, lower-case hex).
    */
   onSettled?: (settlement: { receipt: Uint8Array; evmAddress?: string }) => void;
+  /**
+   * The merchant's credential: `POST /refund` needs `Authorization: Bearer <merchantToken>` (a refund is
+   * the merchant's act, never the payer's, who holds the receipt). At least 32 characters; default a
+   * fresh random 64-hex-character token each start, read from {@link RunningCborFacilitator.merchantToken}.
+   */
+  merchantToken?: string;
 }
 
 export interface RunningCborFacilitator {
@@ -76,6 +83,8 @@ export interface RunningCborFacilitator {
   book: CborAccountBook;
   payerBalance(publicKey: Uint8Array, currency: Currency): bigint | undefined;
   merchantBalance(pseudonym: string, currency: Currency): bigint;
+  /** The merchant's bearer token for `POST /refund` (give it to the merchant only: it moves money). */
+  merchantToken: string;
   /** The DEMO humanity issuer's public key (it vouches for any subject): what a gated route trusts. */
   humanityIssuerKey: Uint8Array;
   calls: {
@@ -94,8 +103,9 @@ export interface RunningCborFacilitator {
 }
 
 /**
- * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify`, `/settle` and `/refund` (a
- * receipt → the payer credited back once, answered with the signed revocation), `GET /revocations` and
+ * The local CBOR facilitator over HTTP on 127.0.0.1: `POST /verify`, `/settle` and `/refund` (the
+ * merchant, with its bearer token, from loopback: a receipt → the payer credited back once, answered with
+ * the signed revocation), `GET /revocations` and
  * `GET /settlements/<intent digest>` (whether that intent settled, with its receipt) in
  * `application/x402+cbor`, the dev-only `POST /fund` (test units for any payer, loopback callers only:
  * body `{ subject, currency, amount }`, answer `{ payer, balance }`), `GET /supported` in JSON (with the receipt key and a plain statement that
@@ -128,6 +138,10 @@ export async function startCborFacilitator(
     }
   }
   const now = options.now ?? Date.now;
+  const merchantToken = options.merchantToken ?? randomBytes(32).toString("hex");
+  if (merchantToken.length < 32 || /\s/.test(merchantToken))
+    throw new RangeError("merchantToken must be at least 32 characters, without white space");
+  const isMerchant = bearerTokenCheck(merchantToken);
   const facilitator = new LocalCborFacilitator({
     book,
     receiptKey,
@@ -216,7 +230,7 @@ export async function startCborFacilitator(
         return sendJson(res, 400, { error: (error as Error).message });
       }
     }
-    if (path === "/refund") return refund(res, body);
+    if (path === "/refund") return refund(req, res, body);
     if (path === "/fund") return fund(req, res, body);
     let request;
     try {
@@ -275,8 +289,24 @@ export async function startCborFacilitator(
     );
   }
 
-  function refund(res: ServerResponse, body: Uint8Array): void {
+  /** The merchant's act: its token, from loopback; a payer holding a receipt moves nothing. */
+  function refund(req: IncomingMessage, res: ServerResponse, body: Uint8Array): void {
     calls.refund++;
+    if (!isLoopbackAddress(req.socket.remoteAddress)) {
+      return sendJson(res, 403, {
+        error: "forbidden",
+        message: "POST /refund answers loopback callers only",
+      });
+    }
+    if (!isMerchant(req.headers.authorization)) {
+      log?.("cbor refund: refused, no merchant token");
+      res.setHeader("www-authenticate", 'Bearer realm="merchant"');
+      return sendJson(res, 401, {
+        error: "merchant_unauthorized",
+        message:
+          "a refund is the merchant's act: send Authorization: Bearer <the merchant token> (npm start writes it to data/cbor-merchant.token)",
+      });
+    }
     let request;
     try {
       request = decodeCborRefundRequest(body);
@@ -300,6 +330,7 @@ export async function startCborFacilitator(
     receiptKey: receiptKey.publicKey,
     hpkeKey: maskKey.publicKey,
     humanityIssuerKey: humanityIssuer.publicKey,
+    merchantToken,
     facilitator,
     book,
     payerBalance: (publicKey, currency) => book.payerBalance(payerIdOf(publicKey), currency),

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
+import { bearerTokenCheck } from "../common/bearerTokenCheck.js";
 import { headerOf, splitUrl } from "../paywall/requestParts.js";
 import { sendError } from "../paywall/respond.js";
 import { lenientReadings } from "../pricing/lenientReadings.js";
@@ -30,8 +30,6 @@ export interface AdminEndpointOptions {
   logger: Logger;
 }
 
-const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
-
 /**
  * The operator's endpoint, mounted after path normalisation: `POST {path}/revocations` with
  * `Authorization: Bearer <token>` and `{ "payer": "0x…", "reason"?, "revocation"? }` revokes a payer's recognition.
@@ -41,16 +39,12 @@ const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8
 export function createAdminEndpoint(options: AdminEndpointOptions): Middleware {
   const base = options.path.toLowerCase();
   const revocations = `${base}/revocations`;
-  const expected = digest(options.token);
+  const tokenMatches = bearerTokenCheck(options.token);
   const under = (path: string) => {
     const lower = path.toLowerCase();
     return lower === base || lower.startsWith(`${base}/`);
   };
-  const authorized = (req: IncomingMessage): boolean => {
-    const match = /^Bearer +([^\s]+) *$/i.exec(headerOf(req, "authorization") ?? "");
-    // Digests have one length, so the comparison takes the same time whatever was sent.
-    return match !== null && timingSafeEqual(digest(match[1] as string), expected);
-  };
+  const authorized = (req: IncomingMessage): boolean => tokenMatches(headerOf(req, "authorization"));
 
   return async (req, res, next) => {
     const { pathname } = splitUrl(req.url ?? "/");

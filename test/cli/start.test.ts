@@ -1,5 +1,5 @@
 import { exec } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -51,10 +51,15 @@ describe("npm start", () => {
           banner!,
         )?.[1];
       expect(cborCommand).toBeDefined();
-      const refundCommand = /^\s*(npm run refund -- --facilitator http:\/\/127\.0\.0\.1:\d+) </m.exec(
-        banner!,
-      )?.[1];
+      const refundCommand =
+        /^\s*(npm run refund -- --facilitator http:\/\/127\.0\.0\.1:\d+ --merchant-token-file \S+) </m.exec(
+          banner!,
+        )?.[1];
       expect(refundCommand).toBeDefined();
+      // The merchant's refund token: owner-only, next to the data.
+      const tokenFile = /--merchant-token-file (\S+)/.exec(refundCommand!)![1]!;
+      expect(tokenFile).toBe(join(dir, "cbor-merchant.token"));
+      expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
       // The demo payer itself, then as the root of a demo delegation chain to a fresh agent key.
       for (const flags of [
         "--alg ed25519",

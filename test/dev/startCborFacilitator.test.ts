@@ -49,6 +49,8 @@ describe("local CBOR facilitator over HTTP", () => {
   let client: HttpFacilitator;
   // What the post-settlement hook saw (the local stack's layer-2 recording listens there).
   const hooked: Array<{ receipt: Uint8Array; evmAddress?: string }> = [];
+  /** A refund as the merchant: its token (and an amount). */
+  const merchant = (amount?: bigint) => ({ merchantToken: running.merchantToken, amount });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cbor-facilitator-"));
@@ -315,7 +317,7 @@ describe("local CBOR facilitator over HTTP", () => {
     expect(balance()).toBe(100_000n - 5000n);
     expect(running.payerBalance(agent.publicKey, "USDC")).toBeUndefined();
     // A refund of one payment makes room for one more.
-    expect((await requestCborRefund(running.url, kept.receipt!)).ok).toBe(true);
+    expect((await requestCborRefund(running.url, kept.receipt!, merchant())).ok).toBe(true);
     expect(balance()).toBe(100_000n - 2500n);
     const again = delegated();
     expect(await client.verifyCbor(again)).toMatchObject({ isValid: true });
@@ -332,7 +334,7 @@ describe("local CBOR facilitator over HTTP", () => {
     const merchantBefore = running.merchantBalance("merchant:test", "USDC");
     expect(isRevoked(receipt, await fetchCborRevocations(running.url), running.receiptKey)).toBe(false);
 
-    const first = await requestCborRefund(running.url, receipt);
+    const first = await requestCborRefund(running.url, receipt, merchant());
     expect(first.ok).toBe(true);
     if (!first.ok) return;
     const revocation = openSignedClaim(first.revocation, {
@@ -356,7 +358,7 @@ describe("local CBOR facilitator over HTTP", () => {
     expect(isRevoked(receipt, listed, running.receiptKey)).toBe(true);
     expect(isRevoked(receipt, listed, createSigningKey("ed25519").publicKey)).toBe(false);
 
-    expect(await requestCborRefund(running.url, receipt)).toMatchObject({
+    expect(await requestCborRefund(running.url, receipt, merchant())).toMatchObject({
       ok: false,
       status: 409,
       error: "already_refunded",
@@ -369,18 +371,18 @@ describe("local CBOR facilitator over HTTP", () => {
   it("POST /refund: a partial refund, and refusals that move nothing", async () => {
     const receipt = (await client.settleCbor(pay())).receipt!;
     const payerBefore = running.payerBalance(payer.publicKey, "USDC")!;
-    expect(await requestCborRefund(running.url, receipt, 2501n)).toMatchObject({
+    expect(await requestCborRefund(running.url, receipt, merchant(2501n))).toMatchObject({
       status: 400,
       error: "invalid_refund",
     });
-    expect(await requestCborRefund(running.url, receipt, 0n)).toMatchObject({
+    expect(await requestCborRefund(running.url, receipt, merchant(0n))).toMatchObject({
       status: 400,
       error: "invalid_refund",
     });
     const forged = encodeSettlementReceipt(
       signReceipt(createSigningKey("ed25519"), decodeClaim(decodeSettlementReceipt(receipt).claim)),
     );
-    expect(await requestCborRefund(running.url, forged)).toMatchObject({
+    expect(await requestCborRefund(running.url, forged, merchant())).toMatchObject({
       status: 400,
       error: "invalid_receipt",
     });
@@ -396,22 +398,22 @@ describe("local CBOR facilitator over HTTP", () => {
     const reissued = encodeSettlementReceipt(
       signReceipt(facilitatorKey, decodeClaim(decodeSettlementReceipt(receipt).claim)),
     );
-    expect(await requestCborRefund(running.url, reissued)).toMatchObject({
+    expect(await requestCborRefund(running.url, reissued, merchant())).toMatchObject({
       status: 404,
       error: "unknown_receipt",
     });
     expect(running.payerBalance(payer.publicKey, "USDC")).toBe(payerBefore);
     const junk = await fetch(`${running.url}/refund`, {
       method: "POST",
-      headers: { "content-type": "application/x402+cbor" },
+      headers: { "content-type": "application/x402+cbor", authorization: `Bearer ${running.merchantToken}` },
       body: Buffer.from("a1", "hex"),
     });
     expect(junk.status).toBe(400);
     const notCbor = await fetch(`${running.url}/refund`, { method: "POST", body: "{}" });
     expect(notCbor.status).toBe(415);
-    expect(await requestCborRefund(running.url, receipt, 1000n)).toMatchObject({ ok: true });
+    expect(await requestCborRefund(running.url, receipt, merchant(1000n))).toMatchObject({ ok: true });
     expect(running.payerBalance(payer.publicKey, "USDC")).toBe(payerBefore + 1000n);
-    expect(await requestCborRefund(running.url, receipt, 1000n)).toMatchObject({ status: 409 });
+    expect(await requestCborRefund(running.url, receipt, merchant(1000n))).toMatchObject({ status: 409 });
   });
 
   it("keeps balances, settlements and its receipt key across a restart", async () => {
