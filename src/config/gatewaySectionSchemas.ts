@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { z } from "zod/v4";
-import { outboundUrl } from "../common/outboundUrl.js";
+import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
+import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 
@@ -70,46 +71,66 @@ export const listenSettingsSchema = z.strictObject({
   }),
 });
 
-export const upstreamSettingsSchema = z.strictObject({
-  /** Requests whose normalised path starts with this prefix (segment-wise) go to `url`. */
-  prefix: z
-    .string()
-    .regex(/^\/[^?#]*$/, 'expected a path prefix starting with "/"')
-    .default("/")
-    .meta({
+export const upstreamSettingsSchema = z
+  .strictObject({
+    /** Requests whose normalised path starts with this prefix (segment-wise) go to `url`. */
+    prefix: z
+      .string()
+      .regex(/^\/[^?#]*$/, 'expected a path prefix starting with "/"')
+      .default("/")
+      .meta({
+        description:
+          "Path prefix this upstream serves (`/` for everything else); the longest matching prefix wins.",
+      }),
+    /**
+     * Base URL of the upstream; the request's path is appended to it. `https://`, or `http://` on loopback or
+     * with `allowPlainHttp`.
+     */
+    url: z
+      .url({ protocol: /^https?$/, error: "expected the upstream's base URL (https://, or http://)" })
+      .meta({
+        description:
+          "Base URL of the upstream; the request's path is appended to it. `https://`, or `http://` on loopback or with `allowPlainHttp`.",
+      }),
+    /**
+     * Reach this upstream over plain `http://` off loopback: the gateway terminates TLS and the hop to the
+     * backend stays inside a private network (a Kubernetes Service, a VPC). Default false: refused.
+     */
+    allowPlainHttp: z.boolean().default(false).meta({
       description:
-        "Path prefix this upstream serves (`/` for everything else); the longest matching prefix wins.",
+        "Reach this upstream over plain `http://` off loopback: the gateway terminates TLS and the hop to the backend stays inside a private network (a Kubernetes Service, a VPC). Default false: refused.",
     }),
-  /** Base URL of the upstream; the request's path is appended to it. */
-  url: outboundUrl("the upstream's base URL").meta({
-    description: "Base URL of the upstream; the request's path is appended to it.",
-  }),
-  /** How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout. */
-  connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs).meta({
-    description:
-      "How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout.",
-  }),
-  /** How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout. */
-  timeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamTimeoutMs).meta({
-    description: "How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout.",
-  }),
-  /** Most connections open to this upstream at once; further requests wait for a free one. */
-  maxSockets: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamMaxSockets).meta({
-    description: "Most connections open to this upstream at once; further requests wait for a free one.",
-  }),
-  /** Most idle keep-alive connections kept open to this upstream for reuse. */
-  maxFreeSockets: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets)
-    .meta({ description: "Most idle keep-alive connections kept open to this upstream for reuse." }),
-  /** Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable. */
-  healthPath: z.string().startsWith("/").optional().meta({
-    description:
-      "Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable.",
-  }),
-});
+    /** How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout. */
+    connectTimeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamConnectTimeoutMs).meta({
+      description:
+        "How long to wait for the TCP (and TLS) connection to the upstream, in ms → 504 upstream_timeout.",
+    }),
+    /** How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout. */
+    timeoutMs: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamTimeoutMs).meta({
+      description: "How long the upstream may stay silent (no response bytes), in ms → 504 upstream_timeout.",
+    }),
+    /** Most connections open to this upstream at once; further requests wait for a free one. */
+    maxSockets: z.number().int().positive().default(GATEWAY_DEFAULTS.upstreamMaxSockets).meta({
+      description: "Most connections open to this upstream at once; further requests wait for a free one.",
+    }),
+    /** Most idle keep-alive connections kept open to this upstream for reuse. */
+    maxFreeSockets: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets)
+      .meta({ description: "Most idle keep-alive connections kept open to this upstream for reuse." }),
+    /** Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable. */
+    healthPath: z.string().startsWith("/").optional().meta({
+      description:
+        "Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable.",
+    }),
+  })
+  // The outbound rule of every URL the gateway calls, with this upstream's explicit opt-in.
+  .refine((upstream) => upstream.allowPlainHttp || isHttpsOrLoopbackUrl(upstream.url), {
+    path: ["url"],
+    error: `${OUTBOUND_URL_MESSAGE}; for a backend inside a private network, set allowPlainHttp: true on this upstream`,
+  });
 export type UpstreamSettings = z.output<typeof upstreamSettingsSchema>;
 
 export const limitsSettingsSchema = z

@@ -151,7 +151,28 @@ describe("parseConfig", () => {
   it("refuses plain-http outbound URLs off loopback", () => {
     const text = valid.replace("http://127.0.0.1:3001", "http://upstream.internal:3001");
     expect(problemsOf(text)).toEqual([
-      "gateway.yaml:8:10 upstreams[0].url: expected an https:// URL (plain http is allowed only on loopback)",
+      "gateway.yaml:8:10 upstreams[0].url: expected an https:// URL (plain http is allowed only on loopback); for a backend inside a private network, set allowPlainHttp: true on this upstream",
+    ]);
+  });
+
+  it("takes a plain-http upstream off loopback with its own allowPlainHttp: true (issue 31, item 8)", () => {
+    const opted = valid.replace(
+      "  - url: http://127.0.0.1:3001",
+      "  - url: http://backend:8080\n    allowPlainHttp: true",
+    );
+    expect(parseConfig(opted, { file: FILE, env: {} }).upstreams).toEqual([
+      expect.objectContaining({ url: "http://backend:8080", allowPlainHttp: true }),
+    ]);
+    // Only that upstream: another one without the opt-in is still refused; and never another scheme.
+    const second = opted.replace(
+      "upstreams:\n",
+      "upstreams:\n  - { prefix: /other, url: http://other:8080 }\n",
+    );
+    expect(problemsOf(second)).toEqual([
+      expect.stringMatching(/^gateway\.yaml:8:\d+ upstreams\[0\]\.url: expected an https:\/\/ URL/),
+    ]);
+    expect(problemsOf(opted.replace("http://backend:8080", "ftp://backend:8080"))).toEqual([
+      expect.stringMatching(/upstreams\[0\]\.url: expected the upstream's base URL/),
     ]);
   });
 
