@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { z } from "zod/v4";
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
-import { OUTBOUND_URL_MESSAGE, outboundUrl } from "../common/outboundUrl.js";
+import { OUTBOUND_URL_MESSAGE } from "../common/outboundUrl.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../protocol/cbor/profile.js";
 import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 
