@@ -1,7 +1,7 @@
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
 import { isTestNetwork } from "../mcp/isTestNetwork.js";
 
-/** Where a payer may send a `PAYMENT-SIGNATURE` or a sign-in (docs/hardening.md, "The payer tools"). */
+/** Where a payer may send a `PAYMENT-SIGNATURE` or a sign-in (docs/hardening.md, "The payer tools keep TLS mandatory (issue 31, item 6)"). */
 export interface TransportPolicy {
   /**
    * Send them over plain HTTP to a host that is not loopback, when the signature is for a test network
