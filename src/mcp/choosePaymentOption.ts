@@ -1,5 +1,5 @@
 import { PAYER_ENV, UnpayableError } from "./errors.js";
-import { ETHEREUM_MAINNET, isTestNetwork } from "./isTestNetwork.js";
+import { ETHEREUM_MAINNET, isTestNetwork } from "../protocol/isTestNetwork.js";
 import { parseOfferOption, transferMethodOf, type OfferOption } from "./parseOfferOption.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
 

@@ -2,7 +2,7 @@ import { isAbsolute } from "node:path";
 import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod/v4";
 import { PAYER_ENV, UnpayableError, type PayerSetting } from "./errors.js";
-import { isTestNetwork } from "./isTestNetwork.js";
+import { isTestNetwork } from "../protocol/isTestNetwork.js";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./readResource.js";
 
 /** The payer's settings, read once from the environment when the server starts. */

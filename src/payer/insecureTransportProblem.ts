@@ -1,5 +1,5 @@
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
-import { isTestNetwork } from "../mcp/isTestNetwork.js";
+import { isTestNetwork } from "../protocol/isTestNetwork.js";
 
 /** Where a payer may send a `PAYMENT-SIGNATURE` or a sign-in (docs/hardening.md, "The payer tools keep TLS mandatory (issue 31, item 6)"). */
 export interface TransportPolicy {

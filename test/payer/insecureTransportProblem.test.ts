@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { insecureTransportProblem } from "../../src/payer/insecureTransportProblem.js";
-import { TEST_NETWORKS } from "../../src/mcp/isTestNetwork.js";
+import { TEST_NETWORKS } from "../../src/protocol/isTestNetwork.js";
 
 const allow = { allowInsecureHttp: true, setting: "--allow-insecure-http" };
 
