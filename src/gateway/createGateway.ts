@@ -5,6 +5,7 @@ import { ConfigError } from "../config/ConfigError.js";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
 import type { AdminSettings } from "../config/gatewaySectionSchemas.js";
 import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import { sendError } from "../paywall/respond.js";
 import { nodeRequestFacts } from "../adapters/nodeRequestFacts.js";
 import { nodePaywall, type X402NodeOptions } from "../adapters/node.js";
@@ -47,6 +48,8 @@ export type GatewayPaywall = ((req: IncomingMessage, res: ServerResponse, next: 
   infoOf?: (res: ServerResponse) => PaywallRequestInfo | undefined;
   /** Revoke a payer's recognition (the admin endpoint's `POST {admin.path}/revocations`). */
   revoke?: (request: RevocationRequest) => Promise<RevocationReceipt>;
+  /** The ledger's health check within `timeoutMs`, for `/readyz` (undefined: nothing to check). */
+  ledgerHealth?: (timeoutMs: number) => Promise<LedgerHealth | undefined>;
 };
 
 export interface GatewayDeps {
@@ -140,7 +143,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       crossOriginResourcePolicy: { policy: "cross-origin" },
     }),
   );
-  const localRoutes: LocalRoute[] = [...healthRoutes(createReadinessProbe(config, fetchImpl, logger), drain)];
+  const readiness = createReadinessProbe(config, fetchImpl, logger, {
+    ledgerHealth: paywall.ledgerHealth?.bind(paywall),
+  });
+  const localRoutes: LocalRoute[] = [...healthRoutes(readiness, drain)];
   if (metricsSettings.enabled) {
     const text = deps.metricsText?.(metrics.registry) ?? (() => metrics.registry.metrics());
     localRoutes.push(metricsRoute(metricsSettings.path, metrics.registry.contentType, text));
