@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
 import { headerOf, splitUrl } from "../paywall/requestParts.js";
+import { bearerTokenCheck } from "./bearerTokenCheck.js";
 import { sendError } from "../paywall/respond.js";
 import { lenientReadings } from "../pricing/lenientReadings.js";
 import { GatewayError } from "../protocol/errors.js";
@@ -30,8 +30,6 @@ export interface AdminEndpointOptions {
   logger: Logger;
 }
 
-const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
-
 /**
  * The operator's endpoint, mounted after path normalisation: `POST {path}/revocations` with
  * `Authorization: Bearer <token>` and `{ "payer": "0x…", "reason"?, "revocation"? }` revokes a payer's recognition.
@@ -41,15 +39,10 @@ const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8
 export function createAdminEndpoint(options: AdminEndpointOptions): Middleware {
   const base = options.path.toLowerCase();
   const revocations = `${base}/revocations`;
-  const expected = digest(options.token);
+  const authorized = bearerTokenCheck(options.token);
   const under = (path: string) => {
     const lower = path.toLowerCase();
     return lower === base || lower.startsWith(`${base}/`);
-  };
-  const authorized = (req: IncomingMessage): boolean => {
-    const match = /^Bearer +([^\s]+) *$/i.exec(headerOf(req, "authorization") ?? "");
-    // Digests have one length, so the comparison takes the same time whatever was sent.
-    return match !== null && timingSafeEqual(digest(match[1] as string), expected);
   };
 
   return async (req, res, next) => {

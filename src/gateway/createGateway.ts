@@ -65,7 +65,7 @@ export interface GatewayDeps {
   /** Extra paywall options only code can give (a facilitator or ledger instance, `onPaid`, a clock…). */
   paywallOverrides?: Partial<X402NodeOptions>;
   /**
-   * What `/metrics` serves, given this gateway's registry; by default the registry's own text
+   * What `metrics.path` serves, given this gateway's registry; by default the registry's own text
    * (`serve --workers` serves every worker's, aggregated by the cluster's primary).
    */
   metricsText?: (registry: GatewayMetrics["registry"]) => () => Promise<string>;
@@ -78,6 +78,8 @@ export interface Gateway {
   /** The gateway as a `node:http` request listener (serve it, or hand it to supertest). */
   app: RequestListener;
   metrics: GatewayMetrics;
+  /** What the metrics listener (and `metrics.onGatewayListener`) serves; undefined with metrics off. */
+  metricsText: (() => Promise<string>) | undefined;
   logger: Logger;
   config: GatewayConfig;
   paywall: GatewayPaywall;
@@ -89,7 +91,7 @@ export interface Gateway {
 
 /**
  * The standalone gateway, a plain `node:http` pipeline: access log and metrics, drain, security headers,
- * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, OPTIONS on
+ * CORS, its own routes (health; metrics with `metrics.onGatewayListener`), then framing, path and body checks, the paywall, OPTIONS on
  * priced paths, and the upstream proxies (longest prefix first); `404 not_found` when none serves the path.
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
@@ -147,9 +149,17 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ledgerHealth: paywall.ledgerHealth?.bind(paywall),
   });
   const localRoutes: LocalRoute[] = [...healthRoutes(readiness, drain)];
-  if (metricsSettings.enabled) {
-    const text = deps.metricsText?.(metrics.registry) ?? (() => metrics.registry.metrics());
-    localRoutes.push(metricsRoute(metricsSettings.path, metrics.registry.contentType, text));
+  const metricsText = metricsSettings.enabled
+    ? (deps.metricsText?.(metrics.registry) ?? (() => metrics.registry.metrics()))
+    : undefined;
+  // On the gateway's own listener only when asked, and then only with the admin token: metrics show revenue.
+  if (metricsText && metricsSettings.onGatewayListener) {
+    const token = adminSettings.token;
+    if (token === undefined) {
+      const message = "metrics.onGatewayListener needs admin.token";
+      throw new ConfigError([{ file: "(gateway config)", path: "metrics.onGatewayListener", message }]);
+    }
+    localRoutes.push(metricsRoute(metricsSettings.path, metrics.registry.contentType, metricsText, token));
   }
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
   const proxies = [...upstreams]
@@ -198,6 +208,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const gateway: Gateway = {
     app,
     metrics,
+    metricsText,
     logger,
     config,
     paywall,
