@@ -9,4 +9,4 @@ export {
   type GatewayPaywall,
   type RunningGateway,
 } from "./gateway/createGateway.js";
-export { listenGateway } from "./gateway/listenGateway.js";
+export { listenGateway, type ListenGatewayOptions } from "./gateway/listenGateway.js";

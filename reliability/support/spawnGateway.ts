@@ -11,6 +11,8 @@ const PROBE = fileURLToPath(new URL("./processProbe.ts", import.meta.url));
 export interface GatewayProcess {
   /** Base URL the gateway printed. */
   url: string;
+  /** Where it serves its metrics (the line it printed); undefined with no metrics listener. */
+  metricsUrl: string | undefined;
   child: ChildProcess;
   pid: number;
   /** Everything the process wrote so far. */
@@ -76,7 +78,8 @@ export async function spawnGateway(
       resolve(code ?? signal ?? "unknown");
     }),
   );
-  const url = await new Promise<string>((resolve, reject) => {
+  const metricsExpected = config.metrics?.enabled !== false && config.metrics?.listen !== false;
+  const [url, metricsUrl] = await new Promise<[string, string | undefined]>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(
@@ -85,10 +88,11 @@ export async function spawnGateway(
     }, options.startTimeoutMs ?? 60_000);
     const onData = () => {
       const match = stdout.match(/x402-gateway listening on (http:\/\/\S+)/);
-      if (!match?.[1]) return;
+      const metrics = stdout.match(/x402-gateway metrics on (http:\/\/\S+)/);
+      if (!match?.[1] || (metricsExpected && !metrics?.[1])) return;
       clearTimeout(timer);
       child.stdout.off("data", onData);
-      resolve(match[1]);
+      resolve([match[1], metrics?.[1]]);
     };
     child.stdout.on("data", onData);
     void exited.then((code) => {
@@ -98,6 +102,7 @@ export async function spawnGateway(
   });
   return {
     url,
+    metricsUrl,
     child,
     pid: child.pid as number,
     output: () => ({ stdout, stderr }),

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PaywallOptions } from "../paywall/options.js";
 import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import { nodeRequestFacts } from "./nodeRequestFacts.js";
 import type { RequestFacts } from "../paywall/RequestFacts.js";
 import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
@@ -28,6 +29,8 @@ export type X402NodeHandler = ((
   ): (req: IncomingMessage, res: ServerResponse) => void;
   /** The outcome record of a priced request (route, outcome, payer…), for access logs. */
   infoOf(res: ServerResponse): PaywallRequestInfo | undefined;
+  /** The ledger's health check within `timeoutMs` (readiness); undefined for a ledger in memory. */
+  ledgerHealth(timeoutMs: number): Promise<LedgerHealth | undefined>;
 };
 
 /**
@@ -47,7 +50,10 @@ export function nodePaywall(
   options: X402NodeOptions,
   factsOf: (req: IncomingMessage) => RequestFacts,
 ): X402NodeHandler {
-  const { flow, routes, checkSupport, close, revoke } = assemblePaymentFlow(options, (req) => req);
+  const { flow, routes, checkSupport, close, revoke, ledgerHealth } = assemblePaymentFlow(
+    options,
+    (req) => req,
+  );
   const infos = new WeakMap<ServerResponse, PaywallRequestInfo>();
   let checked = false;
   const handle = (req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> => {
@@ -68,5 +74,6 @@ export function nodePaywall(
     revoke,
     wrap,
     infoOf: (res: ServerResponse) => infos.get(res),
+    ledgerHealth,
   });
 }

@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
 import { randomUUID } from "node:crypto";
-import { AggregatorRegistry, type Registry } from "prom-client";
+import { AggregatorRegistry, type PrometheusContentType, type Registry } from "prom-client";
 
 /** A worker asks the primary for every worker's metrics with this message; the answer carries the same id. */
 const METRICS_REQUEST = "x402-gateway:metrics";
@@ -20,11 +20,12 @@ const isMetricsMessage = (message: unknown, type: string): message is MetricsMes
   typeof message === "object" && message !== null && (message as MetricsMessage).type === type;
 
 /**
- * In the cluster's primary: answer a worker's request for `/metrics` with prom-client's aggregate of all
- * workers (counters and histograms summed, per-process gauges as each metric's aggregator says).
+ * In the cluster's primary: answer a worker's request for the metrics with prom-client's aggregate of all
+ * workers (counters and histograms summed, per-process gauges as each metric's aggregator says); the
+ * aggregator is returned for the primary's own metrics listener.
  */
-export function aggregateWorkerMetrics(): void {
-  const aggregator = new AggregatorRegistry();
+export function aggregateWorkerMetrics(): AggregatorRegistry<PrometheusContentType> {
+  const aggregator = new AggregatorRegistry<PrometheusContentType>();
   cluster.on("message", (worker, message: unknown) => {
     if (!isMetricsMessage(message, METRICS_REQUEST)) return;
     aggregator.clusterMetrics().then(
@@ -33,11 +34,12 @@ export function aggregateWorkerMetrics(): void {
         worker.send({ type: METRICS_ANSWER, id: message.id, error: (error as Error).message }),
     );
   });
+  return aggregator;
 }
 
 /**
- * In a worker: give prom-client's cluster protocol this worker's `registry`, and return what `/metrics`
- * serves: the primary's aggregate of every worker, so a scrape counts the whole gateway, not one worker.
+ * In a worker: give prom-client's cluster protocol this worker's `registry`, and return what the metrics
+ * path serves: the primary's aggregate of every worker, so a scrape counts the whole gateway, not one worker.
  */
 export function clusterMetricsText(registry: Registry): () => Promise<string> {
   // The constructor registers the worker's side of prom-client's protocol (answering the primary).

@@ -19,6 +19,8 @@ export interface PrimaryOptions {
   scheme: "http" | "https";
   host: string;
   io: CommandIo;
+  /** The primary's metrics listener (every worker's metrics), announced after the workers listen. */
+  metrics?: { url: string; close(): Promise<void> } | undefined;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface PrimaryOptions {
  * listen once all do, replace a worker that dies, and on SIGTERM/SIGINT have every worker drain (a second
  * signal kills them). Resolves 0 when all drained cleanly, 1 otherwise.
  */
-export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Promise<number> {
+export function servePrimary({ workers, scheme, host, io, metrics }: PrimaryOptions): Promise<number> {
   return new Promise<number>((resolve) => {
     const listening = new Set<number>();
     let announced = false;
@@ -36,7 +38,7 @@ export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Pro
     const fork = () => cluster.fork();
     const finish = () => {
       if (announced) io.stdout.write(`x402-gateway stopped (${workers} workers)\n`);
-      resolve(failed ? 1 : 0);
+      void (metrics?.close() ?? Promise.resolve()).then(() => resolve(failed ? 1 : 0));
     };
 
     cluster.on("listening", (worker, address) => {
@@ -48,6 +50,7 @@ export function servePrimary({ workers, scheme, host, io }: PrimaryOptions): Pro
       io.stdout.write(
         `x402-gateway listening on ${scheme}://${hostPart}:${address.port} (${workers} workers)\n`,
       );
+      if (metrics) io.stdout.write(`x402-gateway metrics on ${metrics.url} (${workers} workers)\n`);
     });
     cluster.on("exit", (worker, code, signal) => {
       listening.delete(worker.id);

@@ -153,6 +153,9 @@ async function main(): Promise<number> {
       env: {
         ...process.env,
         X402_GATEWAY_PORT: port,
+        // A free port for the metrics too when the gateway was asked for one (tests run several at once).
+        X402_METRICS_PORT:
+          process.env.X402_GATEWAY_PORT === "0" ? "0" : process.env.X402_METRICS_PORT || "9402",
         X402_PUBLIC_URL:
           process.env.X402_PUBLIC_URL || `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
         X402_STARKNET_RPC_URL: stack.layer2.url,
@@ -186,6 +189,9 @@ async function main(): Promise<number> {
       "x402 gateway ready — local demo: anvil chain eip155:31337, test token, test keys; nothing here is real money.",
       "",
       `  gateway          ${gateway.url}`,
+      ...(gateway.metricsUrl
+        ? [`  metrics          ${gateway.metricsUrl}  (Prometheus; loopback only)`]
+        : []),
       `  staking backend  ${stakingUrl}  (upstream; local simulated validator, ${dataFile})`,
       `  quote upstream   ${quote.url}`,
       `  facilitator      ${stack.facilitatorUrl}`,
@@ -198,7 +204,7 @@ async function main(): Promise<number> {
       `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
       "",
       "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
-      `/healthz, /readyz and ${config.metrics.path} are outside the price table). "settles first": the`,
+      `/healthz and /readyz are outside the price table; metrics are on their own listener). "settles first": the`,
       "payment settles before the backend runs the operation (irreversible work); the others settle on a 2xx:",
       ...formatPricedRoutes(routes, units, "TestUSDC"),
       "",

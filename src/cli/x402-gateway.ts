@@ -8,6 +8,7 @@ import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
 import { inspectConfig, loadConfig } from "../config/loadConfig.js";
 import { ledgerSharingProblems } from "../config/ledgerSharingProblems.js";
 import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js";
+import { metricsListenerOf } from "../config/metricsListenerOf.js";
 import type { CommandIo } from "./recognize.js";
 import { DRAIN_MESSAGE, parseWorkers, servePrimary } from "./serveWorkers.js";
 
@@ -177,9 +178,27 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
   if (workers > 1 && cluster.isPrimary) {
     const scheme = config.listen.tls ? "https" : "http";
-    // One scrape of any worker's /metrics answers for the whole cluster.
-    (await import("./clusterMetrics.js")).aggregateWorkerMetrics();
-    return servePrimary({ workers, scheme, host: config.listen.host, io });
+    // The primary serves the metrics listener: one scrape answers for every worker.
+    const aggregator = (await import("./clusterMetrics.js")).aggregateWorkerMetrics();
+    const metricsAt = metricsListenerOf(config);
+    let metrics;
+    try {
+      metrics =
+        metricsAt &&
+        (await (
+          await import("../gateway/listenMetrics.js")
+        ).listenMetrics({
+          ...metricsAt,
+          contentType: aggregator.contentType,
+          text: () => aggregator.clusterMetrics(),
+        }));
+    } catch (error) {
+      io.stderr.write(
+        `x402-gateway serve: cannot listen for metrics on ${metricsAt?.host}:${metricsAt?.port}: ${(error as Error).message}\n`,
+      );
+      return 1;
+    }
+    return servePrimary({ workers, scheme, host: config.listen.host, io, metrics });
   }
 
   // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
@@ -204,7 +223,8 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   }
   let running;
   try {
-    running = await listenGateway(gateway);
+    // In a cluster the primary serves the metrics listener (every worker's, aggregated).
+    running = await listenGateway(gateway, { metricsListener: !cluster.isWorker });
   } catch (error) {
     io.stderr.write(
       `x402-gateway serve: cannot listen on ${config.listen.host}:${config.listen.port}: ${(error as Error).message}\n`,
@@ -232,7 +252,10 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     process.on("SIGINT", stop);
     if (cluster.isWorker) process.on("message", (message) => message === DRAIN_MESSAGE && stop("SIGTERM"));
   });
-  if (cluster.isPrimary) io.stdout.write(`x402-gateway listening on ${running.url}\n`);
+  if (cluster.isPrimary) {
+    io.stdout.write(`x402-gateway listening on ${running.url}\n`);
+    if (running.metricsUrl) io.stdout.write(`x402-gateway metrics on ${running.metricsUrl}\n`);
+  }
   return stopped;
 }
 

@@ -88,6 +88,8 @@ export async function openSharedRedis(
       ...(first.protocol === "rediss:" ? { tls: {}, enableTLSForSentinelMode: true } : {}),
       // Reconnect as soon as the sentinels announce a new master, not when the old one times out.
       failoverDetector: true,
+      // A sentinel that accepts and never answers (a frozen host) would hold every reconnection for good.
+      sentinelCommandTimeout: options.timeoutMs,
     });
   } else {
     if (topology.url === undefined) throw new Error("a Redis topology needs url, cluster or sentinel");
@@ -95,7 +97,30 @@ export async function openSharedRedis(
   }
   // Every command reports its own failure; this only keeps ioredis from printing each reconnect error.
   client.on("error", () => undefined);
+  reconnectAfterEnd(client);
   return client;
+}
+
+/** How long a client ioredis ended (without our asking) waits before it is connected again, in ms. */
+export const RECONNECT_AFTER_END_MS = 100;
+
+/** Clients being closed on purpose: their end is final. */
+const closing = new WeakSet<SharedRedis>();
+
+/**
+ * Connects `client` again whenever ioredis ends it without `closeSharedRedis` asking: ioredis 5 ends a
+ * Sentinel client for good when its failover detector hears `+switch-master` while the client is asking a
+ * sentinel where the master is (a race a loaded machine wins often; docs/SCALING.md), and nothing would
+ * ever reconnect it.
+ */
+function reconnectAfterEnd(client: SharedRedis): void {
+  client.on("end", () => {
+    if (closing.has(client)) return;
+    setTimeout(() => {
+      if (closing.has(client) || client.status !== "end") return;
+      client.connect().catch(() => undefined);
+    }, RECONNECT_AFTER_END_MS).unref();
+  });
 }
 
 /** Waits (at most `timeoutMs`) while a connection is being made; rejects at once when there is none. */
@@ -128,6 +153,7 @@ export function whenRedisReady(redis: SharedRedis, timeoutMs: number): Promise<v
  */
 export async function closeSharedRedis(client: SharedRedis | undefined): Promise<void> {
   if (client === undefined) return;
+  closing.add(client);
   await client.quit().catch(() => undefined);
   client.disconnect();
 }

@@ -13,6 +13,7 @@ import {
   trustProxyEntrySchema,
   upstreamSettingsSchema,
 } from "./gatewaySectionSchemas.js";
+import { metricsSettingsIssues } from "./metricsSettingsIssues.js";
 import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
 
 /** The standalone gateway's config file: the paywall's settings plus where to listen and what to proxy. */
@@ -56,8 +57,11 @@ export const gatewayConfigSchema = paywallSettingsSchema
     logging: loggingSettingsSchema
       .prefault({})
       .meta({ description: "Access and event logs (pino JSON on stdout)." }),
-    /** Prometheus metrics of the gateway. */
-    metrics: metricsSettingsSchema.prefault({}).meta({ description: "Prometheus metrics of the gateway." }),
+    /** Prometheus metrics of the gateway: on a listener of their own (127.0.0.1:9402 by default). */
+    metrics: metricsSettingsSchema.prefault({}).meta({
+      description:
+        "Prometheus metrics of the gateway: on a listener of their own (127.0.0.1:9402 by default).",
+    }),
     /**
      * Authenticated operator endpoint, off by default: `POST {path}/revocations` revokes a refunded payer's
      * recognition.
@@ -94,7 +98,8 @@ export const gatewayConfigSchema = paywallSettingsSchema
           });
         }
       }
-      for (const reserved of ["/healthz", "/readyz", config.metrics.path]) {
+      const metricsHere = config.metrics.enabled && config.metrics.onGatewayListener;
+      for (const reserved of ["/healthz", "/readyz", ...(metricsHere ? [config.metrics.path] : [])]) {
         if (under(reserved) || admin.startsWith(`${reserved.toLowerCase()}/`)) {
           ctx.addIssue({
             code: "custom",
@@ -104,6 +109,7 @@ export const gatewayConfigSchema = paywallSettingsSchema
         }
       }
     }
+    for (const issue of metricsSettingsIssues(config)) ctx.addIssue({ code: "custom", ...issue });
     const prefixes = new Set<string>();
     config.upstreams.forEach((upstream, index) => {
       if (prefixes.has(upstream.prefix)) {

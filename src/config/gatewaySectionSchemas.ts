@@ -26,6 +26,9 @@ export const GATEWAY_DEFAULTS = {
   maxConnections: 1024,
   logLevel: "info",
   metricsPath: "/metrics",
+  /** The metrics listener's: loopback, so only this machine (its Prometheus agent) can read them. */
+  metricsHost: "127.0.0.1",
+  metricsPort: 9402,
   adminPath: "/_x402/admin",
 } as const;
 
@@ -194,19 +197,55 @@ export const loggingSettingsSchema = z.strictObject({
     .meta({ description: "Log level: fatal, error, warn, info (default), debug, trace or silent." }),
 });
 
+/** The metrics listener: plain HTTP serving only `metrics.path`. */
+export const metricsListenSchema = z.strictObject({
+  /** Interface to bind. Default 127.0.0.1: metrics show revenue and process details, keep them private. */
+  host: z.string().min(1).default(GATEWAY_DEFAULTS.metricsHost).meta({
+    description:
+      "Interface to bind. Default 127.0.0.1: metrics show revenue and process details, keep them private.",
+  }),
+  /** TCP port. Default 9402 (0, a free port, when `listen.port` is 0). */
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .meta({ description: "TCP port. Default 9402 (0, a free port, when `listen.port` is 0)." }),
+});
+export type MetricsListenSettings = z.output<typeof metricsListenSchema>;
+
 export const metricsSettingsSchema = z.strictObject({
   /** Serve Prometheus metrics at `metrics.path`. Default true. */
   enabled: z
     .boolean()
     .default(true)
     .meta({ description: "Serve Prometheus metrics at `metrics.path`. Default true." }),
-  /** Path of the Prometheus text endpoint (outside the priced table). */
-  path: z
-    .string()
-    .startsWith("/")
-    .default(GATEWAY_DEFAULTS.metricsPath)
-    .meta({ description: "Path of the Prometheus text endpoint (outside the priced table)." }),
+  /** Path the metrics are served at, on the metrics listener (outside the priced table). */
+  path: z.string().startsWith("/").default(GATEWAY_DEFAULTS.metricsPath).meta({
+    description: "Path the metrics are served at, on the metrics listener (outside the priced table).",
+  }),
+  /**
+   * A listener of their own, apart from the gateway's `listen`: `{ host, port }` (default
+   * 127.0.0.1:9402), or `false` for none.
+   */
+  listen: z
+    .union([z.literal(false), metricsListenSchema])
+    .prefault({})
+    .meta({
+      description:
+        "A listener of their own, apart from the gateway's `listen`: `{ host, port }` (default 127.0.0.1:9402), or `false` for none.",
+    }),
+  /**
+   * Also serve `metrics.path` on the gateway's own listener, to requests with `Authorization: Bearer
+   * <admin.token>` (needs `admin.token`). Default false: there the path is an ordinary upstream path.
+   */
+  onGatewayListener: z.boolean().default(false).meta({
+    description:
+      "Also serve `metrics.path` on the gateway's own listener, to requests with `Authorization: Bearer <admin.token>` (needs `admin.token`). Default false: there the path is an ordinary upstream path.",
+  }),
 });
+export type MetricsSettings = z.output<typeof metricsSettingsSchema>;
 
 /** The operator's endpoint (revocations): off unless enabled, and then only with a bearer token. */
 export const adminSettingsSchema = z

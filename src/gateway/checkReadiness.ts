@@ -1,4 +1,7 @@
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
+import type { LedgerHealth } from "../ledger/PaymentLedger.js";
+import { ledgerCheck } from "./ledgerCheck.js";
+import { recognitionChecks } from "./recognitionChecks.js";
 
 export interface ReadinessCheck {
   name: string;
@@ -6,7 +9,10 @@ export interface ReadinessCheck {
   url: string;
   status?: number;
   error?: string;
-  /** Why a failed check failed, coarse enough to show anyone: `unreachable`, `timeout`, `tls`, `status_503`, `error`. */
+  /**
+   * Why a failed check failed, coarse enough to show anyone: `unreachable`, `timeout`, `tls`, `status_503`,
+   * `error`, or a recognition failure's kind (`contract_not_found`…).
+   */
   reason?: string;
 }
 
@@ -70,12 +76,14 @@ async function probe(
 }
 
 /**
- * Ready = the facilitator's `/supported` answers 2xx and every upstream answers (2xx on its `healthPath`
- * when it has one; any HTTP answer otherwise).
+ * Ready = the facilitator's `/supported` answers 2xx, every upstream answers (2xx on its `healthPath`
+ * when it has one; any HTTP answer otherwise), a Redis ledger answers through the paywall's own
+ * connection (`ledgerHealth`), and each configured recognition node answers `est_ouverte`.
  */
 export async function checkReadiness(
   config: GatewayConfig,
   fetchImpl: typeof fetch = fetch,
+  ledgerHealth?: (timeoutMs: number) => Promise<LedgerHealth | undefined>,
 ): Promise<Readiness> {
   const facilitatorUrl = `${config.facilitator.url.replace(/\/+$/, "")}/supported`;
   const checks = await Promise.all([
@@ -96,6 +104,8 @@ export async function checkReadiness(
         },
       ),
     ),
-  ]);
+    ledgerCheck(config, ledgerHealth),
+    ...recognitionChecks(config, fetchImpl),
+  ]).then((found) => found.filter((check): check is ReadinessCheck => check !== undefined));
   return { ready: checks.every((check) => check.ok), checks };
 }

@@ -5,6 +5,7 @@ import { ConfigError } from "../config/ConfigError.js";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
 import type { AdminSettings } from "../config/gatewaySectionSchemas.js";
 import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import { sendError } from "../paywall/respond.js";
 import { nodeRequestFacts } from "../adapters/nodeRequestFacts.js";
 import { nodePaywall, type X402NodeOptions } from "../adapters/node.js";
@@ -47,6 +48,8 @@ export type GatewayPaywall = ((req: IncomingMessage, res: ServerResponse, next: 
   infoOf?: (res: ServerResponse) => PaywallRequestInfo | undefined;
   /** Revoke a payer's recognition (the admin endpoint's `POST {admin.path}/revocations`). */
   revoke?: (request: RevocationRequest) => Promise<RevocationReceipt>;
+  /** The ledger's health check within `timeoutMs`, for `/readyz` (undefined: nothing to check). */
+  ledgerHealth?: (timeoutMs: number) => Promise<LedgerHealth | undefined>;
 };
 
 export interface GatewayDeps {
@@ -62,7 +65,7 @@ export interface GatewayDeps {
   /** Extra paywall options only code can give (a facilitator or ledger instance, `onPaid`, a clock…). */
   paywallOverrides?: Partial<X402NodeOptions>;
   /**
-   * What `/metrics` serves, given this gateway's registry; by default the registry's own text
+   * What `metrics.path` serves, given this gateway's registry; by default the registry's own text
    * (`serve --workers` serves every worker's, aggregated by the cluster's primary).
    */
   metricsText?: (registry: GatewayMetrics["registry"]) => () => Promise<string>;
@@ -75,6 +78,8 @@ export interface Gateway {
   /** The gateway as a `node:http` request listener (serve it, or hand it to supertest). */
   app: RequestListener;
   metrics: GatewayMetrics;
+  /** What the metrics listener (and `metrics.onGatewayListener`) serves; undefined with metrics off. */
+  metricsText: (() => Promise<string>) | undefined;
   logger: Logger;
   config: GatewayConfig;
   paywall: GatewayPaywall;
@@ -86,7 +91,7 @@ export interface Gateway {
 
 /**
  * The standalone gateway, a plain `node:http` pipeline: access log and metrics, drain, security headers,
- * CORS, its own routes (health, metrics), then framing, path and body checks, the paywall, OPTIONS on
+ * CORS, its own routes (health; metrics with `metrics.onGatewayListener`), then framing, path and body checks, the paywall, OPTIONS on
  * priced paths, and the upstream proxies (longest prefix first); `404 not_found` when none serves the path.
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
@@ -140,10 +145,21 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       crossOriginResourcePolicy: { policy: "cross-origin" },
     }),
   );
-  const localRoutes: LocalRoute[] = [...healthRoutes(createReadinessProbe(config, fetchImpl, logger), drain)];
-  if (metricsSettings.enabled) {
-    const text = deps.metricsText?.(metrics.registry) ?? (() => metrics.registry.metrics());
-    localRoutes.push(metricsRoute(metricsSettings.path, metrics.registry.contentType, text));
+  const readiness = createReadinessProbe(config, fetchImpl, logger, {
+    ledgerHealth: paywall.ledgerHealth?.bind(paywall),
+  });
+  const localRoutes: LocalRoute[] = [...healthRoutes(readiness, drain)];
+  const metricsText = metricsSettings.enabled
+    ? (deps.metricsText?.(metrics.registry) ?? (() => metrics.registry.metrics()))
+    : undefined;
+  // On the gateway's own listener only when asked, and then only with the admin token: metrics show revenue.
+  if (metricsText && metricsSettings.onGatewayListener) {
+    const token = adminSettings.token;
+    if (token === undefined) {
+      const message = "metrics.onGatewayListener needs admin.token";
+      throw new ConfigError([{ file: "(gateway config)", path: "metrics.onGatewayListener", message }]);
+    }
+    localRoutes.push(metricsRoute(metricsSettings.path, metrics.registry.contentType, metricsText, token));
   }
   // Longest prefix first, so `/api/admin` wins over `/api` and `/`.
   const proxies = [...upstreams]
@@ -192,6 +208,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const gateway: Gateway = {
     app,
     metrics,
+    metricsText,
     logger,
     config,
     paywall,

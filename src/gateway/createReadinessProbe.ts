@@ -1,32 +1,39 @@
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
+import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import { checkReadiness } from "./checkReadiness.js";
 
 /**
- * What `/readyz` tells anyone: each dependency's name, whether it is up, and a failed one's coarse reason
- * (`unreachable`, `timeout`, `tls`, `status_503`, `error`); URLs and error texts go to the logs only.
+ * What `/readyz` tells anyone: each dependency's name (`facilitator`, `upstream <prefix>`, `ledger`,
+ * `recognition`…), whether it is up, and a failed one's coarse reason (`unreachable`, `timeout`, `tls`,
+ * `status_503`, `error`…); URLs and error texts go to the logs only.
  */
 export interface PublicReadiness {
   ready: boolean;
   checks: Array<{ name: string; ok: boolean; reason?: string }>;
 }
 
-/** How long a probe result is reused: `/readyz` cannot be used to flood the dependencies. */
+/** How long a probe result is reused, in ms: `/readyz` cannot be used to flood the dependencies (Redis too). */
 export const READINESS_CACHE_MS = 1_500;
 
 /**
- * Probe the facilitator and upstreams at most once per {@link READINESS_CACHE_MS} (concurrent calls share
- * one probe), logging the details of a failed check and answering only statuses by name.
+ * Probe the dependencies at most once per {@link READINESS_CACHE_MS} (concurrent calls share one probe),
+ * logging the details of a failed check and answering only statuses by name.
  */
 export function createReadinessProbe(
   config: GatewayConfig,
   fetchImpl: typeof fetch,
   logger: Logger,
-  now: () => number = Date.now,
+  options: {
+    /** The paywall's ledger health check (`x402Node().ledgerHealth`). */
+    ledgerHealth?: (timeoutMs: number) => Promise<LedgerHealth | undefined>;
+    now?: () => number;
+  } = {},
 ): () => Promise<PublicReadiness> {
+  const now = options.now ?? Date.now;
   let cached: { at: number; result: Promise<PublicReadiness> } | undefined;
   const probe = async (): Promise<PublicReadiness> => {
-    const readiness = await checkReadiness(config, fetchImpl);
+    const readiness = await checkReadiness(config, fetchImpl, options.ledgerHealth);
     for (const check of readiness.checks.filter((c) => !c.ok)) {
       logger.warn(
         { check: check.name, url: check.url, status: check.status, error: check.error },

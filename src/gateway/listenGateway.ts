@@ -6,20 +6,37 @@ import type { Gateway } from "./createGateway.js";
 import { ConfigError } from "../config/ConfigError.js";
 import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js";
 import { deferContinue } from "./deferredContinue.js";
+import { shownHost } from "./shownHost.js";
+import { listenMetrics, type MetricsListener } from "./listenMetrics.js";
+import { metricsListenerOf } from "../config/metricsListenerOf.js";
 
 export interface RunningGateway {
   /** Base URL clients can use (a wildcard host is shown as loopback). */
   url: string;
   server: Server;
+  /** Where the metrics listener serves `metrics.path`; undefined when there is none. */
+  metricsUrl: string | undefined;
   /** Stop accepting, let in-flight requests and settlements finish within `limits.drainTimeoutMs`, then cut the rest. */
   close(): Promise<void>;
 }
 
+export interface ListenGatewayOptions {
+  /**
+   * Open the metrics listener (`metrics.listen`). Default true; `serve --workers` workers do not: the
+   * cluster's primary serves every worker's metrics on it.
+   */
+  metricsListener?: boolean;
+}
+
 /**
- * Serve an assembled gateway on `listen` (HTTP or TLS) with the config's server limits; its `close()`
- * drains: new requests are told `Connection: close`, `/readyz` answers 503, in-flight ones finish.
+ * Serve an assembled gateway on `listen` (HTTP or TLS) with the config's server limits, and its metrics on
+ * `metrics.listen`; its `close()` drains: new requests are told `Connection: close`, `/readyz` answers
+ * 503, in-flight ones finish; the metrics listener closes last.
  */
-export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
+export async function listenGateway(
+  gateway: Gateway,
+  listenOptions: ListenGatewayOptions = {},
+): Promise<RunningGateway> {
   const { app, logger, paywall, drain } = gateway;
   const { listen, limits, upstreams } = gateway.config;
   // The config's schema refuses this too; a host set after loading (serve --host) is checked here.
@@ -50,15 +67,34 @@ export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
       resolve();
     });
   });
+  const metricsAt = listenOptions.metricsListener === false ? undefined : metricsListenerOf(gateway.config);
+  let metricsListener: MetricsListener | undefined;
+  if (metricsAt !== undefined && gateway.metricsText !== undefined) {
+    try {
+      metricsListener = await listenMetrics({
+        ...metricsAt,
+        contentType: gateway.metrics.registry.contentType,
+        text: gateway.metricsText,
+      });
+    } catch (error) {
+      server.close();
+      throw new Error(
+        `cannot listen for metrics on ${metricsAt.host}:${metricsAt.port} (metrics.listen): ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
   // Warn now, not at the first request, when the facilitator does not support a route's payment option.
   void paywall.checkSupport?.().catch(() => undefined);
   const address = server.address() as AddressInfo;
-  const shown =
-    address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
-  const host = shown.includes(":") ? `[${shown}]` : shown;
-  const url = `${listen.tls ? "https" : "http"}://${host}:${address.port}`;
+  const url = `${listen.tls ? "https" : "http"}://${shownHost(address)}:${address.port}`;
   logger.info(
-    { url, tls: Boolean(listen.tls), upstreams: upstreams.map((u) => `${u.prefix} → ${u.url}`) },
+    {
+      url,
+      tls: Boolean(listen.tls),
+      upstreams: upstreams.map((u) => `${u.prefix} → ${u.url}`),
+      metrics: metricsListener?.url,
+    },
     "listening",
   );
 
@@ -85,10 +121,11 @@ export async function listenGateway(gateway: Gateway): Promise<RunningGateway> {
         // Only once every settlement is done: the ledger (Redis) is still needed until then.
         void (paywall.close?.() ?? Promise.resolve())
           .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
+          .then(() => metricsListener?.close())
           .then(() => new Promise<void>((flushed) => logger.flush(() => flushed())))
           .then(() => resolve());
       });
       server.closeIdleConnections();
     }));
-  return { url, server, close };
+  return { url, server, metricsUrl: metricsListener?.url, close };
 }

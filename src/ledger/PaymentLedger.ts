@@ -19,6 +19,13 @@ export type GrantChargeOutcome =
   { status: "charged" } | { status: "cap_exceeded"; grantId: string; spent: bigint; cap: bigint };
 
 /**
+ * What a ledger's health check found: `ok`, or why not in a word anyone may see (`unreachable`, `timeout`,
+ * `error`), with the detail for the logs only.
+ */
+export type LedgerHealth =
+  { ok: true } | { ok: false; reason: "unreachable" | "timeout" | "error"; detail: string };
+
+/**
  * Payment de-duplication: one payment pays for one response. A payment is reserved before it is
  * verified, then either spent (after settlement) or released (nothing settled; still usable).
  * Implementations must make `reserve` atomic across every gateway instance that shares them.
@@ -31,6 +38,11 @@ export interface PaymentLedger {
   /** Mark `id` spent until `keepUntilMs` (epoch ms), replacing the reservation. */
   spend(id: string, token: string, options: { keepUntilMs: number }): Promise<void>;
   close?(): Promise<void>;
+  /**
+   * A cheap round trip through the ledger's own connection, answered within `timeoutMs` (for readiness:
+   * a shared ledger that cannot answer fails every paid request). Ledgers in this process need none.
+   */
+  health?(timeoutMs: number): Promise<LedgerHealth>;
   /**
    * Delegation grants' spending (optional; CBOR routes that accept delegation chains need it). Charge
    * `charge.amount` to every grant, all or none: refused when any grant's total would pass its cap.

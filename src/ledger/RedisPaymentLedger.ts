@@ -9,7 +9,14 @@ import { SharedRedisClient } from "../common/SharedRedisClient.js";
 
 import { BaseError } from "../common/BaseError.js";
 import type { LedgerWait } from "./ledgerSettings.js";
-import type { GrantCharge, GrantChargeOutcome, PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
+import type {
+  GrantCharge,
+  GrantChargeOutcome,
+  LedgerHealth,
+  PaymentLedger,
+  ReserveOutcome,
+} from "./PaymentLedger.js";
+import { redisFailureReason } from "./redisFailureReason.js";
 
 export interface RedisPaymentLedgerOptions extends RedisTopology {
   /** An ioredis client to use instead of `url` / `cluster` / `sentinel` (not closed by `close()`). */
@@ -71,6 +78,8 @@ function hasHashTag(key: string): boolean {
 }
 
 const RESERVED = "r:";
+/** The id whose key `health()` reads: never a payment's (those are hex digests). */
+const HEALTH_ID = "health-check";
 const SPENT = "s:";
 
 const CHARGE = "charge:";
@@ -255,6 +264,28 @@ export class RedisPaymentLedger implements PaymentLedger {
         cap: grant.cap,
       } as const;
     });
+  }
+
+  /**
+   * `EXISTS` of a key of the ledger's own (in a Cluster, on the master of the ledger's slot) over its
+   * connection, within `timeoutMs`: what every paid request needs first.
+   */
+  async health(timeoutMs: number): Promise<LedgerHealth> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([
+        late,
+        this.client.ready().then((redis) => redis.exists(this.keysOf(redis).payment(HEALTH_ID))),
+      ]);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, reason: redisFailureReason(error), detail: (error as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private keysOf(redis: SharedRedis): ReturnType<typeof ledgerKeys> {

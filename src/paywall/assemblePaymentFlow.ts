@@ -3,7 +3,12 @@ import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
 import { fromFacilitatorClient, isFacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
-import { countsGrants, isPaymentLedger, type PaymentLedger } from "../ledger/PaymentLedger.js";
+import {
+  countsGrants,
+  isPaymentLedger,
+  type LedgerHealth,
+  type PaymentLedger,
+} from "../ledger/PaymentLedger.js";
 import { DELEGATION_DEFAULTS } from "../protocol/cbor/checkDelegationChain.js";
 import { RedisPaymentLedger } from "../ledger/RedisPaymentLedger.js";
 import { buildRouteTable } from "../pricing/buildRouteTable.js";
@@ -56,6 +61,8 @@ export interface AssembledPaymentFlow {
   checkSupport(): Promise<SupportReport>;
   close(): Promise<void>;
   revoke(request: RevocationRequest): Promise<RevocationReceipt>;
+  /** The ledger's health check within `timeoutMs`; undefined when the ledger has none (in memory). */
+  ledgerHealth(timeoutMs: number): Promise<LedgerHealth | undefined>;
 }
 
 /**
@@ -166,7 +173,9 @@ export function assemblePaymentFlow<R>(
   );
   const revoke = (request: RevocationRequest): Promise<RevocationReceipt> =>
     revokePayer(revokedPayers, request, logger, revocationSigners);
-  return { flow, routes: routes.routes, checkSupport, close, revoke };
+  const ledgerHealth = async (timeoutMs: number): Promise<LedgerHealth | undefined> =>
+    ledger.health?.(timeoutMs);
+  return { flow, routes: routes.routes, checkSupport, close, revoke, ledgerHealth };
 }
 
 /**

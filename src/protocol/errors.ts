@@ -41,7 +41,7 @@ export const ERROR_CATALOGUE = {
   },
   admin_unauthorized: {
     status: 401,
-    when: "the admin endpoint without `Authorization: Bearer <admin.token>`",
+    when: "the admin endpoint, or `metrics.path` on the gateway's listener (`metrics.onGatewayListener`), without `Authorization: Bearer <admin.token>`",
   },
   payment_required: { status: 402, when: "no payment: the offer" },
   payment_mismatch: {

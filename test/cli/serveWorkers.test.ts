@@ -86,7 +86,11 @@ describe("x402-gateway serve --workers", () => {
     const child = spawnCli("src/cli/x402-gateway.ts", ["serve", "--config", file, "--workers", "2"]);
     const done = collect(child);
     try {
-      const [, url] = await waitForLine(child, /x402-gateway listening on (http:\/\/\S+) \(2 workers\)/);
+      const [, url, metricsUrl] = await waitForLine(
+        child,
+        // The workers' log lines may come between the two.
+        /x402-gateway listening on (http:\/\/\S+) \(2 workers\)[\s\S]*x402-gateway metrics on (http:\/\/\S+) \(2 workers\)/,
+      );
 
       // Both workers answer: each request line in the log names its worker.
       for (let i = 0; i < 8; i++) expect((await get(`${url}/free/${i}`)).status).toBe(200);
@@ -110,16 +114,16 @@ describe("x402-gateway serve --workers", () => {
         expect(["payment_already_used", "payment_in_progress"]).toContain(refusal.error);
       }
 
-      // Any worker's /metrics counts the whole cluster (prom-client's aggregation of both workers): the
-      // eight free requests went to both workers, and each scrape also counts the scrapes before it.
+      // The primary's metrics listener counts the whole cluster (prom-client's aggregation of both
+      // workers): the eight free requests went to both workers; a scrape is not a request to the gateway.
       for (let scraped = 0; scraped < 2; scraped++) {
-        const scrape = await get(`${url}/metrics`);
+        const scrape = await get(metricsUrl!);
         expect(scrape.status).toBe(200);
         const count = (labels: string) =>
           Number(
             new RegExp(`^x402_gateway_requests_total\\{${labels}\\} (\\d+)$`, "m").exec(scrape.body)?.[1],
           );
-        expect(count('route="unpriced",outcome="free",code="200"')).toBe(8 + scraped);
+        expect(count('route="unpriced",outcome="free",code="200"')).toBe(8);
         expect(count('route="GET /priced",outcome="offered",code="402"')).toBe(1);
         expect(count('route="GET /priced",outcome="paid",code="200"')).toBe(1);
         const rejected = [

@@ -46,7 +46,13 @@ describe("parseConfig", () => {
     });
     expect(config.upstreams[0]).toMatchObject({ prefix: "/", connectTimeoutMs: 10000, timeoutMs: 60000 });
     expect(config.ledger).toEqual({ type: "memory" });
-    expect(config.metrics).toEqual({ enabled: true, path: "/metrics" });
+    // On a loopback listener of their own; the port defaults at listen time (9402, or 0 beside port 0).
+    expect(config.metrics).toEqual({
+      enabled: true,
+      path: "/metrics",
+      listen: { host: "127.0.0.1" },
+      onGatewayListener: false,
+    });
     expect(config.facilitator.timeoutMs).toBe(10000);
   });
 

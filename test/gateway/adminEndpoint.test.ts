@@ -110,7 +110,7 @@ describe("the admin endpoint", () => {
     expect(body).toMatchObject({ revoked: true, payer: payer.address.toLowerCase(), reason: "refund" });
     expect(Date.parse(body.until)).toBeGreaterThan(Date.now());
     expect(await signInStatus(on)).toBe(402);
-    const metrics = await (await fetch(`${on.url}/metrics`)).text();
+    const metrics = await (await fetch(on.metricsUrl!)).text();
     expect(metrics).toMatch(/x402_gateway_revocations_total\{origin="local",outcome="applied"\} 1/);
     // The token never reaches a log line, not even its first characters.
     expect(logLines.some((line) => line.includes(TOKEN.slice(0, 6)))).toBe(false);

@@ -352,7 +352,7 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     const gateway = await start();
     await fetch(`${gateway.url}/priced`);
     await fetch(`${gateway.url}/free`);
-    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    const text = await (await fetch(gateway.metricsUrl!)).text();
     expect(text).toContain('x402_gateway_requests_total{route="GET /priced",outcome="offered",code="402"} 1');
     expect(text).toMatch(/x402_gateway_requests_total\{route="unpriced",outcome="free",code="200"\} 1/);
     expect(text).toContain("x402_gateway_settle_duration_seconds");

@@ -78,7 +78,7 @@ describe("sign-in through the standalone gateway (config `recognition`)", () => 
     expect([facilitator.count("verify"), facilitator.count("settle")]).toEqual([0, 0]);
     expect(upstreamSaw).toHaveLength(1);
     expect(upstreamSaw[0]?.["sign-in-with-x"]).toBeUndefined();
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(gateway.metricsUrl!)).text();
     expect(metrics).toMatch(/outcome="recognized"/);
     expect(metrics).toMatch(/x402_gateway_recognition_lookups_total\{outcome="miss"\} [1-9]/);
     expect(metrics).toMatch(

@@ -70,7 +70,7 @@ describe("the operators' alert rules and dashboard", () => {
     await redis.kill();
     expect((await ask(`${url}/paid/d`, paid(await rig.pay("/paid/d")))).code).toBe("ledger_unavailable");
 
-    const text = await (await fetch(`${url}/metrics`)).text();
+    const text = await (await fetch(rig.gateway.metricsUrl!)).text();
     for (const rule of rules.filter((rule) => !RULES_PROVOKED_ON_REPLICAS.includes(rule.alert))) {
       expectRuleFed(rule, text);
     }

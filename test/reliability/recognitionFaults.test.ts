@@ -97,7 +97,7 @@ describe("the Starknet node failing under a real gateway process: recognition fa
   );
 
   it("counts the errors and the stale answers for the operators", async () => {
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(gateway.metricsUrl!)).text();
     expect(metrics).toMatch(/x402_gateway_recognition_stale_served_total [1-9]/);
     expect(metrics).toMatch(
       /x402_gateway_recognition_rpc_duration_seconds_count\{outcome="error",error="[a-z_]+"\} [1-9]/,

@@ -41,7 +41,7 @@ describe("the Redis ledger killed, restarted and slowed under a running gateway 
     expect(rig.proxy.received.verify).toBe(verifies);
     expect(rig.upstream.hits.get("/paid/down") ?? 0).toBe(hits);
     expect((await ask(`${rig.gateway.url}/free`)).status).toBe(200);
-    const metrics = await (await fetch(`${rig.gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(rig.gateway.metricsUrl!)).text();
     expect(metrics).toMatch(/x402_gateway_ledger_errors_total\{operation="reserve"\} [1-9]/);
     await expectAlive(rig.gateway);
   }, 30_000);
