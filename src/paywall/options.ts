@@ -205,9 +205,10 @@ export const x402OptionsSchema = paywallSettingsSchema
  */
 export type PaywallOptions<R = never> = Omit<z.input<typeof x402OptionsSchema>, "requireTls" | "routes"> & {
   /**
-   * Priced routes: `"METHOD /path/:param/*"` → `{ price | accepts, description?, settle?, recognition?, cbor?
-   * }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free. As in the official
-   * middleware, one route config with `accepts` (no keys) prices every request: `{ "*": config }`.
+   * Priced routes: `"METHOD /path/:param/*"` (every official key form: `[param]`, `*` anywhere, no method for
+   * any) → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core`
+   * `RouteConfig` shapes too); anything else is free. One route config with `accepts` in place of the table
+   * prices every request.
    */
   routes: Record<string, RouteInput> | (RouteInput & { accepts: NonNullable<RouteInput["accepts"]> });
   /**
