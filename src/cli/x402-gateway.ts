@@ -32,9 +32,9 @@ Run \`x402-gateway <command> --help\` for a command's options.`;
 const SERVE_USAGE = `Usage: x402-gateway serve --config <file> [--port <n>] [--host <addr>] [--workers <n>|auto]
 
 Runs the gateway described by <file> (YAML or JSON; \${VAR} and \${VAR:-default} read the environment).
-Prints "x402-gateway listening on <url>", then one JSON log line per request (LOG_FORMAT=pretty: one
-readable line each, for a terminal). SIGTERM or SIGINT: stop accepting, let in-flight requests and
-settlements finish (limits.drainTimeoutMs), log "stopped", exit 0.
+Prints "x402-gateway listening on <url>" and "x402-gateway metrics on <url>" (metrics.listen), then one
+JSON log line per request (LOG_FORMAT=pretty: one readable line each, for a terminal). SIGTERM or SIGINT:
+stop accepting, let in-flight requests and settlements finish (limits.drainTimeoutMs), log "stopped", exit 0.
 
   --config  the config file (required); the package's config/gateway.example.yaml is a production one
   --port    overrides listen.port (0 picks a free port)
