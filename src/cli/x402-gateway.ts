@@ -32,9 +32,9 @@ Run \`x402-gateway <command> --help\` for a command's options.`;
 const SERVE_USAGE = `Usage: x402-gateway serve --config <file> [--port <n>] [--host <addr>] [--workers <n>|auto]
 
 Runs the gateway described by <file> (YAML or JSON; \${VAR} and \${VAR:-default} read the environment).
-Prints "x402-gateway listening on <url>", then one JSON log line per request (LOG_FORMAT=pretty: one
-readable line each, for a terminal). SIGTERM or SIGINT: stop accepting, let in-flight requests and
-settlements finish (limits.drainTimeoutMs), log "stopped", exit 0.
+Prints "x402-gateway listening on <url>" and "x402-gateway metrics on <url>" (metrics.listen), then one
+JSON log line per request (LOG_FORMAT=pretty: one readable line each, for a terminal). SIGTERM or SIGINT:
+stop accepting, let in-flight requests and settlements finish (limits.drainTimeoutMs), log "stopped", exit 0.
 
   --config  the config file (required); the package's config/gateway.example.yaml is a production one
   --port    overrides listen.port (0 picks a free port)
@@ -182,21 +182,17 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     const aggregator = (await import("./clusterMetrics.js")).aggregateWorkerMetrics();
     const metricsAt = metricsListenerOf(config);
     let metrics;
-    try {
-      metrics =
-        metricsAt &&
-        (await (
-          await import("../gateway/listenMetrics.js")
-        ).listenMetrics({
-          ...metricsAt,
-          contentType: aggregator.contentType,
-          text: () => aggregator.clusterMetrics(),
-        }));
-    } catch (error) {
-      io.stderr.write(
-        `x402-gateway serve: cannot listen for metrics on ${metricsAt?.host}:${metricsAt?.port}: ${(error as Error).message}\n`,
-      );
-      return 1;
+    if (metricsAt !== undefined) {
+      const { listenMetrics } = await import("../gateway/listenMetrics.js");
+      const { MetricsListenError } = await import("../gateway/MetricsListenError.js");
+      const text = () => aggregator.clusterMetrics();
+      try {
+        metrics = await listenMetrics({ ...metricsAt, contentType: aggregator.contentType, text });
+      } catch (error) {
+        const failure = new MetricsListenError(metricsAt.host, metricsAt.port, error);
+        io.stderr.write(`x402-gateway serve: ${failure.message}\n`);
+        return 1;
+      }
     }
     return servePrimary({ workers, scheme, host: config.listen.host, io, metrics });
   }
@@ -226,9 +222,12 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     // In a cluster the primary serves the metrics listener (every worker's, aggregated).
     running = await listenGateway(gateway, { metricsListener: !cluster.isWorker });
   } catch (error) {
-    io.stderr.write(
-      `x402-gateway serve: cannot listen on ${config.listen.host}:${config.listen.port}: ${(error as Error).message}\n`,
-    );
+    const { MetricsListenError } = await import("../gateway/MetricsListenError.js");
+    const message =
+      error instanceof MetricsListenError
+        ? error.message
+        : `cannot listen on ${config.listen.host}:${config.listen.port}: ${(error as Error).message}`;
+    io.stderr.write(`x402-gateway serve: ${message}\n`);
     return 1;
   }
   // The handlers are in place before the line that tells a supervisor (or a test) it may signal.

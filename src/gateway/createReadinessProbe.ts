@@ -18,7 +18,10 @@ export const READINESS_CACHE_MS = 1_500;
 
 /**
  * Probe the dependencies at most once per {@link READINESS_CACHE_MS} (concurrent calls share one probe),
- * logging the details of a failed check and answering only statuses by name.
+ * logging the details of a failed check and answering only statuses by name. Only the first call waits
+ * for a probe: later ones answer the last result at once and, once it is older than the window, start
+ * the next probe in the background, so a load balancer's check (HAProxy's times out after its interval)
+ * never waits on a slow dependency.
  */
 export function createReadinessProbe(
   config: GatewayConfig,
@@ -31,7 +34,8 @@ export function createReadinessProbe(
   } = {},
 ): () => Promise<PublicReadiness> {
   const now = options.now ?? Date.now;
-  let cached: { at: number; result: Promise<PublicReadiness> } | undefined;
+  let last: { at: number; result: PublicReadiness } | undefined;
+  let running: Promise<PublicReadiness> | undefined;
   const probe = async (): Promise<PublicReadiness> => {
     const readiness = await checkReadiness(config, fetchImpl, options.ledgerHealth);
     for (const check of readiness.checks.filter((c) => !c.ok)) {
@@ -45,8 +49,18 @@ export function createReadinessProbe(
       checks: readiness.checks.map(({ name, ok, reason }) => ({ name, ok, ...(ok ? {} : { reason }) })),
     };
   };
+  const refresh = (): Promise<PublicReadiness> =>
+    (running ??= probe()
+      .then((result) => {
+        last = { at: now(), result };
+        return result;
+      })
+      .finally(() => {
+        running = undefined;
+      }));
   return () => {
-    if (!cached || now() - cached.at >= READINESS_CACHE_MS) cached = { at: now(), result: probe() };
-    return cached.result;
+    if (last === undefined) return refresh();
+    if (now() - last.at >= READINESS_CACHE_MS) void refresh().catch(() => undefined);
+    return Promise.resolve(last.result);
   };
 }

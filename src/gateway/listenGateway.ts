@@ -8,6 +8,7 @@ import { plainHttpListenerProblem } from "../config/plainHttpListenerProblem.js"
 import { deferContinue } from "./deferredContinue.js";
 import { shownHost } from "./shownHost.js";
 import { listenMetrics, type MetricsListener } from "./listenMetrics.js";
+import { MetricsListenError } from "./MetricsListenError.js";
 import { metricsListenerOf } from "../config/metricsListenerOf.js";
 
 export interface RunningGateway {
@@ -78,10 +79,7 @@ export async function listenGateway(
       });
     } catch (error) {
       server.close();
-      throw new Error(
-        `cannot listen for metrics on ${metricsAt.host}:${metricsAt.port} (metrics.listen): ${(error as Error).message}`,
-        { cause: error },
-      );
+      throw new MetricsListenError(metricsAt.host, metricsAt.port, error);
     }
   }
   // Warn now, not at the first request, when the facilitator does not support a route's payment option.

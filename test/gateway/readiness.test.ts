@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
 import { READINESS_CACHE_MS } from "../../src/gateway/createReadinessProbe.js";
-import { redisCli } from "../../reliability/support/redisProcesses.js";
+import { redisCli, until } from "../../reliability/support/redisProcesses.js";
 import { startRedisServer, type RedisServer } from "../../reliability/support/startRedisServer.js";
 import { evmPayment, header, usdcRequirements } from "../support/payments.js";
 import { startStarknetRpcServer, type StarknetRpcServer } from "../support/starknetRpcServer.js";
@@ -20,6 +20,8 @@ let facilitator: Server;
 let facilitatorUrl: string;
 let redis: RedisServer;
 let rpc: StarknetRpcServer;
+/** How long the facilitator takes to answer, in ms (a slow dependency). */
+let facilitatorDelayMs = 0;
 const running: RunningGateway[] = [];
 
 interface ReadyBody {
@@ -35,8 +37,12 @@ beforeAll(async () => {
     startStarknetRpcServer({ call: () => ["0x0"] }),
   ]);
   facilitator = createServer((_req, res) => {
-    res.writeHead(200, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }] }));
+    const answer = () => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }] }));
+    };
+    if (facilitatorDelayMs > 0) setTimeout(answer, facilitatorDelayMs);
+    else answer();
   });
   await new Promise<void>((resolve) => facilitator.listen(0, "127.0.0.1", resolve));
   facilitatorUrl = `http://127.0.0.1:${(facilitator.address() as AddressInfo).port}`;
@@ -45,6 +51,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(running.splice(0).map((gateway) => gateway.close()));
   rpc.setMode("normal");
+  facilitatorDelayMs = 0;
 });
 
 afterAll(async () => {
@@ -64,8 +71,43 @@ async function readyz(url: string): Promise<{ status: number; body: ReadyBody }>
   return { status: answer.status, body: (await answer.json()) as ReadyBody };
 }
 
+/**
+ * Asks `/readyz` until its answer satisfies `wanted` (a probe older than the cache window is refreshed
+ * in the background, so the change shows on a later answer); the last answer otherwise.
+ */
+async function readyzUntil(
+  url: string,
+  wanted: (answer: { status: number; body: ReadyBody }) => boolean,
+  timeoutMs = 10_000,
+): Promise<{ status: number; body: ReadyBody }> {
+  const deadline = Date.now() + timeoutMs;
+  let answer = await readyz(url);
+  while (!wanted(answer) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer = await readyz(url);
+  }
+  return answer;
+}
+
 const ledgerOn = (url: string, commandTimeoutMs = 300) =>
   ({ type: "redis", url, keyPrefix: `test:ready:${Date.now()}:`, commandTimeoutMs }) as const;
+
+describe("/readyz: answered at once", () => {
+  it("past the first probe, a slow dependency never holds an answer: the last result is served while the next probe runs", async () => {
+    const gateway = await start({ facilitator: { url: facilitatorUrl, supportedTimeoutMs: 1_000 } });
+    expect((await readyz(gateway.url)).status).toBe(200);
+    facilitatorDelayMs = 3_000;
+    await new Promise((resolve) => setTimeout(resolve, READINESS_CACHE_MS));
+    const started = performance.now();
+    const stale = await readyz(gateway.url);
+    // Not kept waiting for the probe, which takes its 1 s timeout (a load balancer's check would time out).
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(stale.status).toBe(200);
+    // The probe it started finds the facilitator too slow: the answers after it say so.
+    const after = await readyzUntil(gateway.url, (answer) => answer.status === 503, 5_000);
+    expect(after.body.checks).toContainEqual({ name: "facilitator", ok: false, reason: "timeout" });
+  });
+});
 
 describe("/readyz: the ledger", () => {
   it("a Redis ledger at a dead Redis: 503 not ready, ledger unreachable; paid requests get 503 ledger_unavailable", async () => {
@@ -96,22 +138,14 @@ describe("/readyz: the ledger", () => {
     });
     await redis.kill();
     try {
-      await new Promise((resolve) => setTimeout(resolve, READINESS_CACHE_MS));
-      const down = await readyz(gateway.url);
+      const down = await readyzUntil(gateway.url, (answer) => answer.status === 503);
       expect(down.status).toBe(503);
       expect(down.body.checks).toContainEqual({ name: "ledger", ok: false, reason: "unreachable" });
     } finally {
       await redis.restart();
     }
-    await new Promise((resolve) => setTimeout(resolve, READINESS_CACHE_MS));
     // ioredis reconnects on its own (backing off): ready again without a restart.
-    const deadline = Date.now() + 10_000;
-    let again = await readyz(gateway.url);
-    while (again.status !== 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      again = await readyz(gateway.url);
-    }
-    expect(again.status).toBe(200);
+    expect((await readyzUntil(gateway.url, (answer) => answer.status === 200)).status).toBe(200);
   });
 
   it("a Redis that does not answer in time: not ready, ledger timeout", async () => {
@@ -122,7 +156,7 @@ describe("/readyz: the ledger", () => {
     // redis-cli has started and Redis sleeps (3 s) by then.
     await new Promise((resolve) => setTimeout(resolve, 800));
     try {
-      const { status, body } = await readyz(gateway.url);
+      const { status, body } = await readyzUntil(gateway.url, (answer) => answer.status === 503, 2_000);
       expect(status).toBe(503);
       expect(body.checks).toContainEqual({ name: "ledger", ok: false, reason: "timeout" });
     } finally {
@@ -130,7 +164,7 @@ describe("/readyz: the ledger", () => {
     }
   });
 
-  it("twenty /readyz at once ask Redis once (the probe is cached)", async () => {
+  it("twenty /readyz at once ask Redis once (the probe is cached), and answer without waiting for it", async () => {
     const gateway = await start({ ledger: ledgerOn(redis.url) });
     await readyz(gateway.url);
     await new Promise((resolve) => setTimeout(resolve, READINESS_CACHE_MS));
@@ -141,6 +175,9 @@ describe("/readyz: the ledger", () => {
     const before = await calls();
     const answers = await Promise.all(Array.from({ length: 20 }, () => readyz(gateway.url)));
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    // The answers came from the last probe; the one refresh they started runs on its own.
+    await until("the refresh to reach Redis", async () => (await calls()) > before, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await calls()) - before).toBe(1);
   });
 
