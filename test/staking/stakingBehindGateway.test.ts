@@ -72,9 +72,11 @@ describe("staking rule 1: only the literal segment `validator` selects validator
       });
       expect(offer.accepts.map((option) => option.amount)).toEqual(["1000"]);
     }
-    // And a path in another case than a literal route key is not that route: /API/APY reaches the
-    // backend unpriced, which has no such route.
-    expect((await get(`${gateway.url}/API/APY`)).status).toBe(404);
+    // A path in another case than a literal route key is not that route, but the official matcher would
+    // price it: refused (400 invalid_path, case_variant), never passed on unpriced.
+    const variant = await get(`${gateway.url}/API/APY`);
+    expect(variant.status).toBe(400);
+    expect(json(variant.body)).toMatchObject({ error: "invalid_path", details: { reason: "case_variant" } });
   });
 });
 
