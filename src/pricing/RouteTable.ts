@@ -218,8 +218,18 @@ function commonReadings(rawPath: string): Array<[PathRejection, string | undefin
       readings.push(["authority", path]);
   }
   if (DOT_SEGMENT.test(rawPath) || rawPath.includes("//") || rawPath.includes("\\")) {
-    // WHATWG resolves dot segments without collapsing `//`: what is left may begin with a host.
+    // WHATWG resolves dot segments without collapsing `//` (`/a//..` is `/a/`), and what is left may
+    // begin with a host.
     const resolved = whatwgPathname(rawPath);
+    if (resolved !== undefined) {
+      const read = normalizePath(resolved, { keepEncodedSeparators: true });
+      const reason: PathRejection = AUTHORITY.test(rawPath)
+        ? "authority"
+        : DOT_SEGMENT.test(rawPath)
+          ? "dot_segments"
+          : "backslash";
+      readings.push([reason, read.ok ? read.path : undefined]);
+    }
     if (resolved !== undefined && AUTHORITY.test(resolved))
       for (const path of readingPaths(resolved.replace(AUTHORITY, "") || "/"))
         readings.push(["authority", path]);
@@ -242,14 +252,19 @@ function whatwgPathname(path: string): string | undefined {
 
 /**
  * How a lenient server would resolve a reading: encoded and back slashes as separators, lone `%` literal;
- * with its dot segments resolved, and also left as they are when it has any.
+ * with its dot segments resolved, and also left as they are when it has any. An encoded `/` or `\\` is
+ * also read as WHATWG reads it, kept inside its segment while the dot segments around it resolve.
  */
 function readingPaths(reading: string): string[] {
+  const paths: string[] = [];
+  if (ENCODED_SEPARATOR.test(reading)) {
+    const kept = normalizePath(reading, { keepEncodedSeparators: true });
+    if (kept.ok) paths.push(kept.path);
+  }
   const separated = reading
     .replace(/%(2f|5c)/gi, "/")
     .replace(/\\/g, "/")
     .replace(/%(?![0-9a-fA-F]{2})/g, "%25");
-  const paths: string[] = [];
   const resolved = normalizePath(separated);
   if (resolved.ok) paths.push(resolved.path);
   if (DOT_SEGMENT.test(separated)) {

@@ -60,6 +60,10 @@ describe.each(ENTRY_POINTS)("%s", (name) => {
   it.each([
     ["//evil/api/secret", "authority"],
     ["///evil/files/a", "authority"],
+    // WHATWG removes the dot segment before it collapses `//`: `/api/secret/` there.
+    ["/api/secret//..", "dot_segments"],
+    // WHATWG keeps `%5c` inside its segment and resolves around it: `/api/secret` on host `h`.
+    ["///h/x%5capi/../api/secret", "authority"],
   ])("GET %s → 400 invalid_path (%s): new URL(req.url, base) reads a host there", async (target, reason) => {
     const before = entryPoint().hits();
     const response = await rawHttp(entryPoint().url, { method: "GET", target });
