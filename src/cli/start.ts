@@ -211,6 +211,9 @@ async function main(): Promise<number> {
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
       "",
+      "Or from your own code, with the official @x402/fetch (examples/fetch-client.ts, as in the README):",
+      `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} X402_ASSET=${stack.token.address} X402_URL=${gateway.url}/api/apy npx tsx examples/fetch-client.ts`,
+      "",
       "The demo quote route offers both schemes; pay it with either:",
       ...(["exact", "exact-pq"] as const).map(
         (scheme) =>

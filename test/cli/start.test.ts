@@ -29,6 +29,16 @@ describe("npm start", () => {
       expect(paid.stdout).toMatch(/transaction: 0x[0-9a-f]{64}/);
       expect(paid.stdout).toContain('"apyPercent"');
 
+      // The README's @x402/fetch snippet (examples/fetch-client.ts), run as the banner prints it.
+      const fetchCommand =
+        /^\s*(EVM_PRIVATE_KEY=0x[0-9a-f]{64} X402_ASSET=0x[0-9a-fA-F]{40} X402_URL=\S+\/api\/apy npx tsx examples\/fetch-client\.ts)\s*$/m.exec(
+          banner!,
+        )?.[1];
+      expect(fetchCommand).toBeDefined();
+      const official = await run(fetchCommand!);
+      expect(official.stdout).toMatch(/^200 \{.*"apyPercent"/m);
+      expect(official.stdout).toMatch(/^settled: 0x[0-9a-f]{64}$/m);
+
       // The demo quote route: the two printed commands pay it, one with each scheme.
       const quoteCommands = [
         ...banner!.matchAll(

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -12,6 +12,15 @@ describe("the README", () => {
     expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15_000);
     expect(readme).toContain("npm install && npm start");
     expect(readme).toContain("npm test");
+  });
+
+  it("every TypeScript block is an examples/ file word for word, so tsc checks it as printed and a test runs it", () => {
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!.trim());
+    const examples = readdirSync(join(ROOT, "examples"), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts"))
+      .map((file) => readFileSync(join(ROOT, "examples", file), "utf8").trim());
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const block of blocks) expect(examples, block.slice(0, 120)).toContain(block);
   });
 
   it("its gateway quickstart config is a valid config", () => {
