@@ -76,22 +76,52 @@ export const evmExactPayloadSchema = z.object({
 });
 export type EvmExactPayload = z.infer<typeof evmExactPayloadSchema>;
 
-export const verifyResponseSchema = z.object({
-  isValid: z.boolean(),
-  invalidReason: z.string().optional(),
-  invalidMessage: z.string().optional(),
-  payer: z.string().optional(),
-});
+/** Largest JSON of a facilitator answer's `extensions` and `extra` passed on to the client, in bytes. */
+export const MAX_ANSWER_EXTENSIONS_BYTES = 4096;
+
+const answerRecord = z.record(z.string(), z.unknown());
+
+/**
+ * `extensions` and `extra` as the official packages pass them on (in `PAYMENT-RESPONSE` for a
+ * settlement), unless together over {@link MAX_ANSWER_EXTENSIONS_BYTES}: then both are dropped, so
+ * a facilitator cannot make the paid response's headers too large for the client to read.
+ */
+function boundedExtensions<
+  T extends { extensions?: Record<string, unknown>; extra?: Record<string, unknown> },
+>(answer: T): T {
+  if (answer.extensions === undefined && answer.extra === undefined) return answer;
+  const size = JSON.stringify([answer.extensions ?? null, answer.extra ?? null]).length;
+  if (size <= MAX_ANSWER_EXTENSIONS_BYTES) return answer;
+  const { extensions: _extensions, extra: _extra, ...rest } = answer;
+  return rest as T;
+}
+
+export const verifyResponseSchema = z
+  .object({
+    isValid: z.boolean(),
+    invalidReason: z.string().optional(),
+    invalidMessage: z.string().optional(),
+    payer: z.string().optional(),
+    extensions: answerRecord.optional(),
+    extra: answerRecord.optional(),
+  })
+  .transform(boundedExtensions);
 export type VerifyResponse = z.infer<typeof verifyResponseSchema>;
 
-export const settleResponseSchema = z.object({
-  success: z.boolean(),
-  transaction: z.string(),
-  network: z.string(),
-  payer: z.string().optional(),
-  errorReason: z.string().optional(),
-  errorMessage: z.string().optional(),
-});
+export const settleResponseSchema = z
+  .object({
+    success: z.boolean(),
+    transaction: z.string(),
+    network: z.string(),
+    payer: z.string().optional(),
+    errorReason: z.string().optional(),
+    errorMessage: z.string().optional(),
+    /** What was settled, in atomic units (schemes such as `upto` settle less than the maximum). */
+    amount: decimalIntegerString.optional().catch(undefined),
+    extensions: answerRecord.optional(),
+    extra: answerRecord.optional(),
+  })
+  .transform(boundedExtensions);
 export type SettleResponse = z.infer<typeof settleResponseSchema>;
 
 export const supportedResponseSchema = z.object({

@@ -14,13 +14,20 @@ export interface FacilitatorDouble {
   calls: FacilitatorCall[];
   /** How the next answers behave; `verify`/`settle` decide the verdicts in normal mode. */
   mode: DoubleMode;
-  verify: (body: unknown) => { isValid: boolean; invalidReason?: string; payer?: string };
+  /** The verdicts; other fields (`extensions`, `amount`…) go out as given. */
+  verify: (body: unknown) => {
+    isValid: boolean;
+    invalidReason?: string;
+    payer?: string;
+    [field: string]: unknown;
+  };
   settle: (body: unknown) => {
     success: boolean;
     transaction: string;
     network: string;
     errorReason?: string;
     payer?: string;
+    [field: string]: unknown;
   };
   kinds: Array<{ x402Version: number; scheme: string; network: string }>;
   count(endpoint: FacilitatorCall["endpoint"]): number;
