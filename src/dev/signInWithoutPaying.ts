@@ -49,8 +49,9 @@ export async function signInWithoutPaying(
     body = undefined;
   }
   const paymentRequired = http.getPaymentRequiredResponse((name) => offer.headers.get(name), body);
-  const named = paymentRequired.extensions?.[STARKNET_RECOGNITION] as
-    Partial<RecognitionExtension> | undefined;
+  const named = (
+    paymentRequired.extensions?.[STARKNET_RECOGNITION] as Partial<RecognitionExtension> | undefined
+  )?.info;
   if (typeof named?.rpcUrl === "string") {
     print(
       `offer: ${STARKNET_RECOGNITION}: est_ouverte on ${named.contractAddress ?? "?"} at ${named.rpcUrl}`,

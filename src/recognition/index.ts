@@ -35,6 +35,7 @@ export {
   recognitionExtension,
   STARKNET_RECOGNITION,
   type RecognitionExtension,
+  type RecognitionInfo,
 } from "./recognitionExtension.js";
 export type { RevokedPayers, Revocation, RevocationListener, RevocationObserver } from "./RevokedPayers.js";
 export { MemoryRevokedPayers, type MemoryRevokedPayersOptions } from "./MemoryRevokedPayers.js";

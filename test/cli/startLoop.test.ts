@@ -109,7 +109,7 @@ describe("npm start: the seed's loop end to end", () => {
       const offer = await fetch(routeUrl);
       expect(offer.status).toBe(402);
       const offered = (await offer.json()) as { extensions: Record<string, Record<string, unknown>> };
-      expect(offered.extensions["starknet-recognition"]).toMatchObject({
+      expect(offered.extensions["starknet-recognition"]?.info).toMatchObject({
         rpcUrl,
         contractAddress: contract,
         entryPoint: "est_ouverte",

@@ -1,5 +1,6 @@
 import { request as httpRequest } from "node:http";
 import express from "express";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
@@ -169,7 +170,17 @@ describe("the offer names where to check (starknet-recognition extension)", () =
   it("carries the endpoint, contract, entry point, selector and block id, and a client can run the check itself", async () => {
     const res = await fetch(`${baseUrl}/api/report`);
     const required = decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
-    const announced = required.extensions?.["starknet-recognition"] as Record<string, unknown>;
+    const extension = required.extensions?.["starknet-recognition"] as {
+      info: Record<string, unknown>;
+      schema: Record<string, unknown>;
+    };
+    const announced = extension.info;
+    // §5.1.2: every extension value is `{ info, schema }`, and `info` conforms to `schema`.
+    expect(Object.keys(extension).sort()).toEqual(["info", "schema"]);
+    const conforms = new Ajv2020({ strict: true }).compile(extension.schema);
+    expect(conforms(announced), JSON.stringify(conforms.errors)).toBe(true);
+    expect(conforms({ ...announced, recognizedResult: "0x0" })).toBe(false);
+    expect(conforms({ ...announced, contractAddress: "0x0456abc" })).toBe(false);
     expect(announced).toEqual({
       rpcUrl: `${rpc.url}/rpc/v0_10`,
       method: "starknet_call",
@@ -213,7 +224,7 @@ describe("the offer names where to check (starknet-recognition extension)", () =
       networks: ["eip155:84532"],
       now: new Date(clock.now),
     });
-    expect(extensions["starknet-recognition"]).toMatchObject({
+    expect((extensions["starknet-recognition"] as { info: unknown }).info).toMatchObject({
       rpcUrl: "https://starknet.example/public/rpc/v0_10",
       contractAddress: "0x456abc",
     });
