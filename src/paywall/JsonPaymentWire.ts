@@ -19,6 +19,7 @@ import {
   type Offer,
 } from "./respond.js";
 import { SettlementFailedError } from "./SettlementFailedError.js";
+import { SETTLEMENT_UNKNOWN_RETRY_SECONDS } from "./SettlementUnknownError.js";
 import type { Exchange } from "./Exchange.js";
 import type { PaywallPage } from "./PaywallPage.js";
 import type { Logger } from "../common/Logger.js";
@@ -198,9 +199,20 @@ export class JsonPaymentWire implements PaymentWire<
 
   async settle(payment: VerifiedJsonPayment): Promise<WireSettlement<SettleResponse>> {
     const settlement = await this.deps.facilitator.settle(payment.payload, payment.requirements);
-    return settlement.success
-      ? { ok: true, receipt: settlement }
-      : { ok: false, error: new SettlementFailedError(settlement) };
+    if (settlement.success) return { ok: true, receipt: settlement };
+    // A transaction sent but not yet final: the money may move, so the outcome is unknown, found out
+    // on chain (or kept for a retry), never a failure that releases the payment.
+    if (isPendingWithTransaction(settlement)) {
+      throw new GatewayError(
+        "facilitator_unavailable",
+        `the facilitator's settlement is pending (transaction ${settlement.transaction})`,
+        {
+          details: { endpoint: "settle", reason: "pending", transaction: settlement.transaction },
+          retryAfterSeconds: SETTLEMENT_UNKNOWN_RETRY_SECONDS,
+        },
+      );
+    }
+    return { ok: false, error: new SettlementFailedError(settlement) };
   }
 
   canCheck(payment: VerifiedJsonPayment): boolean {
@@ -256,4 +268,11 @@ export class JsonPaymentWire implements PaymentWire<
   markPaid(res: ServerResponse, receipt: SettleResponse): void {
     markPaid(res, receipt);
   }
+}
+
+/** A `settlement_pending` answer that names the transaction it sent (a hash, not an empty string). */
+function isPendingWithTransaction(settlement: SettleResponse): boolean {
+  return (
+    settlement.errorReason === "settlement_pending" && /^0x[0-9a-fA-F]{64}$/.test(settlement.transaction)
+  );
 }

@@ -107,6 +107,35 @@ async function hangUpDuringVerify(url: string, header: string): Promise<void> {
 
 const paid = (url: string, header: string) => fetch(url, { headers: { "PAYMENT-SIGNATURE": header } });
 
+/** 503 settlement_unknown, retry in 5 s. */
+async function expectSettlementUnknown(response: Response): Promise<void> {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("5");
+  expect(await response.json()).toMatchObject({ error: "settlement_unknown" });
+}
+
+/** Pay once: 200 with the response, a receipt naming a transaction that succeeded on chain, the price moved once. */
+async function expectServedOnceAndSettled(
+  url: string,
+  header: string,
+  hits: { quote: number },
+  before: Awaited<ReturnType<typeof balances>>,
+): Promise<void> {
+  const response = await paid(url, header);
+  expect(response.status).toBe(200);
+  expect(await response.json()).toEqual({ price: "3150.25" });
+  const receipt = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+  expect(receipt).toMatchObject({ success: true, network: "eip155:31337" });
+  const onChain = await stack.publicClient.getTransactionReceipt({
+    hash: receipt.transaction as `0x${string}`,
+  });
+  expect(onChain.status).toBe("success");
+  const after = await balances();
+  expect(before.payer - after.payer).toBe(PRICE);
+  expect(after.payee - before.payee).toBe(PRICE);
+  expect(hits.quote).toBe(1);
+}
+
 describe("a /settle that times out but lands on chain (issue 15, item 6)", () => {
   it("with an RPC: the chain says it settled, so the response is served with a receipt naming the transaction", async () => {
     slow.settleMode = "forward";
@@ -114,19 +143,7 @@ describe("a /settle that times out but lands on chain (issue 15, item 6)", () =>
     const { url, hits } = await startApp(true);
     const header = await sign(url);
     const before = await balances();
-    const response = await paid(url, header);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ price: "3150.25" });
-    const receipt = decodePaymentResponseHeader(response.headers.get("payment-response")!);
-    expect(receipt).toMatchObject({ success: true, network: "eip155:31337" });
-    const onChain = await stack.publicClient.getTransactionReceipt({
-      hash: receipt.transaction as `0x${string}`,
-    });
-    expect(onChain.status).toBe("success");
-    const after = await balances();
-    expect(before.payer - after.payer).toBe(PRICE);
-    expect(after.payee - before.payee).toBe(PRICE);
-    expect(hits.quote).toBe(1);
+    await expectServedOnceAndSettled(url, header, hits, before);
     // The same payment cannot pay again.
     expect((await paid(url, header)).status).toBe(402);
   });
@@ -136,10 +153,7 @@ describe("a /settle that times out but lands on chain (issue 15, item 6)", () =>
     const { url, hits } = await startApp(false);
     const header = await sign(url);
     const before = await balances();
-    const first = await paid(url, header);
-    expect(first.status).toBe(503);
-    expect(first.headers.get("retry-after")).toBe("5");
-    expect(await first.json()).toMatchObject({ error: "settlement_unknown" });
+    await expectSettlementUnknown(await paid(url, header));
     expect(await balances()).toEqual(before);
 
     slow.settleMode = "forward";
@@ -173,6 +187,55 @@ describe("a /settle that times out but lands on chain (issue 15, item 6)", () =>
     const after = await balances();
     // Charged once (the first /settle landed), never twice.
     expect(before.payer - after.payer).toBe(PRICE);
+  });
+});
+
+describe("a /settle answered settlement_pending with a transaction (x402 V2): an unknown outcome, not a failure", () => {
+  /** The real facilitator settles; its answer is rewritten to say the named transaction is still pending. */
+  const answerPending = (path: string, reply: Buffer): Buffer => {
+    if (path !== "/settle") return reply;
+    const real = JSON.parse(reply.toString()) as { transaction: string; network: string };
+    return Buffer.from(
+      JSON.stringify({
+        success: false,
+        errorReason: "settlement_pending",
+        transaction: real.transaction,
+        network: real.network,
+      }),
+    );
+  };
+
+  it("with an RPC: the chain says it settled, so the response is served once, with a receipt naming that transaction", async () => {
+    slow.settleMode = "forward";
+    slow.settleDelayMs = 0;
+    slow.rewrite = answerPending;
+    try {
+      const { url, hits } = await startApp(true);
+      const header = await sign(url);
+      const before = await balances();
+      await expectServedOnceAndSettled(url, header, hits, before);
+    } finally {
+      slow.rewrite = undefined;
+    }
+  });
+
+  it("without an RPC: 503 settlement_unknown with Retry-After (the payment stays reserved), never 402 settlement_failed; a retry is not charged again", async () => {
+    slow.settleMode = "forward";
+    slow.settleDelayMs = 0;
+    slow.rewrite = answerPending;
+    try {
+      const { url } = await startApp(false);
+      const header = await sign(url);
+      const before = await balances();
+      await expectSettlementUnknown(await paid(url, header));
+      const retry = await paid(url, header);
+      expect([200, 503]).toContain(retry.status);
+      const after = await balances();
+      // Charged once (the pending transaction landed), never twice.
+      expect(before.payer - after.payer).toBe(PRICE);
+    } finally {
+      slow.rewrite = undefined;
+    }
   });
 });
 
