@@ -1,5 +1,5 @@
 import { z } from "zod/v4";
-import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
+import { facilitatorRoutingShape, facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsSchema } from "../paywall/paywallSettingsSchema.js";
 import { paywallSettingsIssues } from "../paywall/paywallSettingsIssues.js";
@@ -16,20 +16,30 @@ import {
 import { metricsSettingsIssues } from "./metricsSettingsIssues.js";
 import { plainHttpListenerProblem } from "./plainHttpListenerProblem.js";
 
+/** A facilitator's settings in a file: `headers` a fixed map (a file holds no function). */
+const fileFacilitatorSchema = facilitatorSettingsSchema.extend({
+  /** Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`. */
+  headers: z.record(z.string(), z.string()).optional().meta({
+    description:
+      'Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`.',
+  }),
+});
+
 /** The standalone gateway's config file: the paywall's settings plus where to listen and what to proxy. */
 export const gatewayConfigSchema = paywallSettingsSchema
   .omit({ requireTls: true })
   .extend({
-    /** The x402 facilitator that verifies and settles payments. */
-    facilitator: facilitatorSettingsSchema
-      .extend({
-        /** Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`. */
-        headers: z.record(z.string(), z.string()).optional().meta({
-          description:
-            'Extra headers on every facilitator call, e.g. `Authorization: "Bearer ${FACILITATOR_TOKEN}"`.',
-        }),
-      })
-      .meta({ description: "The x402 facilitator that verifies and settles payments." }),
+    /**
+     * The x402 facilitator that verifies and settles payments; or a list of them, each with the `networks`
+     * and `schemes` it serves, tried in order (`/verify` and `/supported` fail over when one cannot
+     * answer, `/settle` only when it could not be reached).
+     */
+    facilitator: z
+      .union([fileFacilitatorSchema, z.array(fileFacilitatorSchema.extend(facilitatorRoutingShape)).min(1)])
+      .meta({
+        description:
+          "The x402 facilitator that verifies and settles payments; or a list of them, each with the `networks` and `schemes` it serves, tried in order (`/verify` and `/supported` fail over when one cannot answer, `/settle` only when it could not be reached).",
+      }),
     /** Where the gateway listens: `{ host, port, tls?, allowPlainHttp? }`. Default 127.0.0.1:8402. */
     listen: listenSettingsSchema.prefault({}).meta({
       description:

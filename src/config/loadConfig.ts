@@ -198,6 +198,17 @@ function describeIssue(
   file: string,
   at: (offset: number | undefined) => { line?: number; column?: number },
 ): ConfigProblem[] {
+  if (issue.code === "invalid_union" && issue.message.startsWith("Invalid input")) {
+    // A key of one form or another (an object or a list) without a message of its own: report what is
+    // wrong in the form it was given.
+    const given = issue.errors.filter(
+      (branch) => !branch.some((inner) => inner.code === "invalid_type" && inner.path.length === 0),
+    );
+    if (given.length === 1)
+      return (given[0] as z.core.$ZodIssue[]).flatMap((inner) =>
+        describeIssue({ ...inner, path: [...issue.path, ...inner.path] }, doc, file, at),
+      );
+  }
   if (issue.code === "unrecognized_keys") {
     const allowed = keysAllowedAt(gatewayConfigSchema, issue.path);
     return issue.keys.map((key) => {

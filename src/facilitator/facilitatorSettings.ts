@@ -55,3 +55,33 @@ export const facilitatorSettingsSchema = z.strictObject({
     }),
 });
 export type FacilitatorSettings = z.infer<typeof facilitatorSettingsSchema>;
+
+/** A CAIP-2 network, or `namespace:*` for all of a namespace's networks. */
+const networkPattern = z
+  .string()
+  .regex(
+    /^[-a-z0-9]{3,8}:(\*|[-_a-zA-Z0-9]{1,32})$/,
+    "expected a CAIP-2 network such as eip155:8453, or eip155:*",
+  );
+
+/** What routes a payment to one facilitator of several: the networks and schemes it serves. */
+export const facilitatorRoutingShape = {
+  /** The networks this facilitator serves (`eip155:8453`, or `eip155:*`); every one when absent. */
+  networks: z.array(networkPattern).min(1).optional().meta({
+    description:
+      "The networks this facilitator serves (CAIP-2 such as `eip155:8453`, or `eip155:*`); every one when absent.",
+  }),
+  /** The schemes this facilitator serves (`exact`…); every one when absent. */
+  schemes: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .meta({ description: "The schemes this facilitator serves (`exact`…); every one when absent." }),
+};
+
+/** One facilitator of a list: its settings and what it serves. */
+export const routedFacilitatorSettingsSchema = facilitatorSettingsSchema.extend(facilitatorRoutingShape);
+export type RoutedFacilitatorSettings = z.infer<typeof routedFacilitatorSettingsSchema>;
+
+/** Several facilitators, tried in order among those serving a payment's network and scheme. */
+export const facilitatorListSchema = z.array(routedFacilitatorSettingsSchema).min(1);

@@ -76,7 +76,7 @@ async function probe(
 }
 
 /**
- * Ready = the facilitator's `/supported` answers 2xx, every upstream answers (2xx on its `healthPath`
+ * Ready = the facilitator's `/supported` answers 2xx (of several, one), every upstream answers (2xx on its `healthPath`
  * when it has one; any HTTP answer otherwise), a Redis ledger answers through the paywall's own
  * connection (`ledgerHealth`), and each configured recognition node answers `est_ouverte`.
  */
@@ -85,14 +85,23 @@ export async function checkReadiness(
   fetchImpl: typeof fetch = fetch,
   ledgerHealth?: (timeoutMs: number) => Promise<LedgerHealth | undefined>,
 ): Promise<Readiness> {
-  const facilitatorUrl = `${config.facilitator.url.replace(/\/+$/, "")}/supported`;
+  const facilitators = Array.isArray(config.facilitator) ? config.facilitator : [config.facilitator];
+  const facilitatorChecks = Promise.all(
+    facilitators.map((facilitator) =>
+      probe(
+        facilitators.length === 1 ? "facilitator" : `facilitator ${facilitator.url}`,
+        `${facilitator.url.replace(/\/+$/, "")}/supported`,
+        {
+          fetch: fetchImpl,
+          timeoutMs: facilitator.supportedTimeoutMs,
+          headers: facilitator.headers,
+          needs2xx: true,
+        },
+      ),
+    ),
+  );
   const checks = await Promise.all([
-    probe("facilitator", facilitatorUrl, {
-      fetch: fetchImpl,
-      timeoutMs: config.facilitator.supportedTimeoutMs,
-      headers: config.facilitator.headers,
-      needs2xx: true,
-    }),
+    facilitatorChecks,
     ...config.upstreams.map((upstream) =>
       probe(
         `upstream ${upstream.prefix}`,
@@ -106,6 +115,9 @@ export async function checkReadiness(
     ),
     ledgerCheck(config, ledgerHealth),
     ...recognitionChecks(config, fetchImpl),
-  ]).then((found) => found.filter((check): check is ReadinessCheck => check !== undefined));
-  return { ready: checks.every((check) => check.ok), checks };
+  ]).then((found) => found.flat().filter((check): check is ReadinessCheck => check !== undefined));
+  // Of several facilitators, one answering is enough: payments fail over to it.
+  const others = checks.filter((check) => !check.name.startsWith("facilitator"));
+  const facilitatorsOk = checks.some((check) => check.name.startsWith("facilitator") && check.ok);
+  return { ready: facilitatorsOk && others.every((check) => check.ok), checks };
 }

@@ -1,5 +1,6 @@
 import { describeIssues } from "../protocol/describeIssues.js";
 import { HttpFacilitator } from "../facilitator/HttpFacilitator.js";
+import { RoutedFacilitator, servesOption } from "../facilitator/RoutedFacilitator.js";
 import { isFacilitator, type Facilitator } from "../facilitator/Facilitator.js";
 import { fromFacilitatorClient, isFacilitatorClient } from "../facilitator/fromFacilitatorClient.js";
 import { MemoryPaymentLedger } from "../ledger/MemoryPaymentLedger.js";
@@ -79,7 +80,7 @@ export function assemblePaymentFlow<R>(
   const routes = compileRoutes(settings);
   const now = settings.now ?? Date.now;
   const logger = settings.logger ?? silentLogger;
-  const facilitator = buildFacilitator(settings);
+  const facilitator = buildFacilitator(settings, routes.routes);
   const ledger = buildLedger(settings, now);
   const ledgerSettings = isPaymentLedger(settings.ledger) ? undefined : settings.ledger;
   // Sign-in nonces live where payments do: in Redis when instances share a Redis ledger.
@@ -329,10 +330,30 @@ function buildLedger(settings: ResolvedX402Options, now: () => number): PaymentL
   return new MemoryPaymentLedger({ now });
 }
 
-function buildFacilitator(settings: ResolvedX402Options): Facilitator {
+function buildFacilitator(settings: ResolvedX402Options, routes: readonly PricedRoute[]): Facilitator {
   if (isFacilitator(settings.facilitator)) return settings.facilitator;
   if (isFacilitatorClient(settings.facilitator)) return fromFacilitatorClient(settings.facilitator);
-  return new HttpFacilitator({ ...settings.facilitator, fetch: settings.fetch });
+  if (!Array.isArray(settings.facilitator))
+    return new HttpFacilitator({ ...settings.facilitator, fetch: settings.fetch });
+  const list = settings.facilitator.map(({ networks, schemes, ...http }) => ({
+    facilitator: new HttpFacilitator({ ...http, fetch: settings.fetch }),
+    networks,
+    schemes,
+    name: http.url,
+  }));
+  // Every payment option must have a facilitator to go to: refused at start-up, never at payment time.
+  const orphans = routes.flatMap((route) =>
+    route.requirements
+      .filter((option) => !list.some((entry) => servesOption(entry, option)))
+      .map((option) => `${route.key}: ${option.scheme} on ${option.network}`),
+  );
+  if (orphans.length > 0)
+    throw new X402OptionsError(
+      orphans.map(
+        (orphan) => `facilitator: no facilitator in the list serves ${orphan} (check networks and schemes)`,
+      ),
+    );
+  return new RoutedFacilitator(list);
 }
 
 async function readSupport(facilitator: Facilitator, routes: readonly PricedRoute[]): Promise<SupportReport> {

@@ -8,7 +8,11 @@ import type { PaywallObserver } from "./PaywallObserver.js";
 import type { Logger } from "../common/Logger.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { codeRouteSchema, type RouteInput } from "../pricing/routeSettings.js";
-import { facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
+import {
+  facilitatorListSchema,
+  facilitatorSettingsSchema,
+  type routedFacilitatorSettingsSchema,
+} from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
 import { paywallSettingsIssues } from "./paywallSettingsIssues.js";
 import type { RevokedPayers } from "../recognition/RevokedPayers.js";
@@ -35,15 +39,23 @@ const fn = <T>(what: string) =>
  * settings checked by their own schema, so a refused URL is reported at `facilitator.url`.
  */
 const facilitatorOption = z
-  .custom<z.input<typeof facilitatorSettingsSchema> | Facilitator | FacilitatorClient>(
-    (value) => typeof value === "object" && value !== null,
-    {
-      error:
-        "expected { url, timeoutMs? }, an object with verify/settle/supported, or an official FacilitatorClient (verify/settle/getSupported)",
-    },
-  )
+  .custom<
+    | z.input<typeof facilitatorSettingsSchema>
+    | z.input<typeof routedFacilitatorSettingsSchema>[]
+    | Facilitator
+    | FacilitatorClient
+  >((value) => typeof value === "object" && value !== null, {
+    error:
+      "expected { url, timeoutMs? }, a list of them with networks/schemes, an object with verify/settle/supported, or an official FacilitatorClient (verify/settle/getSupported)",
+  })
   .transform((value, ctx) => {
     if (isFacilitator(value) || isFacilitatorClient(value)) return value;
+    if (Array.isArray(value)) {
+      const list = facilitatorListSchema.safeParse(value);
+      if (list.success) return list.data;
+      for (const { path, message } of list.error.issues) ctx.addIssue({ code: "custom", path, message });
+      return z.NEVER;
+    }
     const parsed = facilitatorSettingsSchema.safeParse(value);
     if (parsed.success) return parsed.data;
     for (const { path, message } of parsed.error.issues) ctx.addIssue({ code: "custom", path, message });
@@ -68,7 +80,7 @@ export const x402OptionsSchema = paywallSettingsSchema
      */
     facilitator: facilitatorOption.meta({
       description:
-        "The facilitator: settings `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }` (`headers` may be a function of the endpoint, for per-request auth), an object with `verify`/`settle`/`supported`, or an official `FacilitatorClient`.",
+        "The facilitator: settings `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }` (`headers` may be a function of the endpoint, for per-request auth), a list of them each with `networks?` and `schemes?` (routed by network and scheme, failing over in order), an object with `verify`/`settle`/`supported`, or an official `FacilitatorClient`.",
     }),
     /**
      * Payment de-duplication store: settings (`{ type: "redis", url, keyPrefix? }` shares payments, sign-in

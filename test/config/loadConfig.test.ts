@@ -53,7 +53,7 @@ describe("parseConfig", () => {
       listen: { host: "127.0.0.1" },
       onGatewayListener: false,
     });
-    expect(config.facilitator.timeoutMs).toBe(10000);
+    expect(config.facilitator).toMatchObject({ timeoutMs: 10000 });
   });
 
   it("keeps unquoted 0x addresses as strings", () => {
@@ -85,7 +85,7 @@ describe("parseConfig", () => {
     const text = valid.replace("port: 0", "port: ${PORT:-8080}").replace("http://127.0.0.1:4022", "${FAC}");
     const config = parseConfig(text, { file: FILE, env: { FAC: "https://facilitator.example.com" } });
     expect(config.listen.port).toBe(8080);
-    expect(config.facilitator.url).toBe("https://facilitator.example.com");
+    expect(config.facilitator).toMatchObject({ url: "https://facilitator.example.com" });
     expect(parseConfig(text, { file: FILE, env: { FAC: "http://localhost:1", PORT: "9" } }).listen.port).toBe(
       9,
     );
@@ -132,9 +132,9 @@ describe("parseConfig", () => {
     const quoted = valid
       .replace("url: http://127.0.0.1:4022", '{ url: "${URL}" }')
       .replace("facilitator:\n  ", "facilitator: ");
-    expect(parseConfig(quoted, { file: FILE, env: { URL: "http://127.0.0.1:4000" } }).facilitator.url).toBe(
-      "http://127.0.0.1:4000",
-    );
+    expect(
+      parseConfig(quoted, { file: FILE, env: { URL: "http://127.0.0.1:4000" } }).facilitator,
+    ).toMatchObject({ url: "http://127.0.0.1:4000" });
   });
 
   it("names the line and key of a bad price, an unknown key and a bad value", () => {

@@ -14,6 +14,8 @@ export interface FacilitatorDouble {
   calls: FacilitatorCall[];
   /** How the next answers behave; `verify`/`settle` decide the verdicts in normal mode. */
   mode: DoubleMode;
+  /** A mode for one endpoint only, over `mode` (e.g. a facilitator whose /settle alone fails). */
+  endpointModes: Partial<Record<FacilitatorCall["endpoint"], DoubleMode>>;
   /** The verdicts; other fields (`extensions`, `amount`…) go out as given. */
   verify: (body: unknown) => {
     isValid: boolean;
@@ -44,6 +46,7 @@ export async function startFacilitatorDouble(): Promise<FacilitatorDouble> {
     url: "",
     calls: [],
     mode: "normal",
+    endpointModes: {},
     verify: () => ({ isValid: true, payer: "0x00000000000000000000000000000000000000aa" }),
     settle: () => ({ success: true, transaction: `0x${"ab".repeat(32)}`, network: "eip155:84532" }),
     kinds: [
@@ -67,7 +70,7 @@ export async function startFacilitatorDouble(): Promise<FacilitatorDouble> {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(payload);
     };
-    switch (double.mode) {
+    switch (double.endpointModes[endpoint] ?? double.mode) {
       case "hang":
         hanging.add(() => res.destroy());
         return;
