@@ -222,9 +222,10 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     // In a cluster the primary serves the metrics listener (every worker's, aggregated).
     running = await listenGateway(gateway, { metricsListener: !cluster.isWorker });
   } catch (error) {
-    const { MetricsListenError } = await import("../gateway/MetricsListenError.js");
+    const { BaseError } = await import("../common/BaseError.js");
+    // A start-up failure of ours (metrics listener, facilitator support) says what it is; others are the port.
     const message =
-      error instanceof MetricsListenError
+      error instanceof BaseError
         ? error.message
         : `cannot listen on ${config.listen.host}:${config.listen.port}: ${(error as Error).message}`;
     io.stderr.write(`x402-gateway serve: ${message}\n`);

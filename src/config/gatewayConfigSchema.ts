@@ -40,6 +40,14 @@ export const gatewayConfigSchema = paywallSettingsSchema
         description:
           "The x402 facilitator that verifies and settles payments; or a list of them, each with the `networks` and `schemes` it serves, tried in order (`/verify` and `/supported` fail over when one cannot answer, `/settle` only when it could not be reached).",
       }),
+    /**
+     * At start-up the facilitator's `/supported` is read: `warn` logs each priced option it does not list
+     * and starts anyway; `require` refuses to start until it lists them all.
+     */
+    facilitatorSupport: z.enum(["warn", "require"]).default("warn").meta({
+      description:
+        "At start-up the facilitator's `/supported` is read: `warn` logs each priced option it does not list and starts anyway; `require` refuses to start until it lists them all.",
+    }),
     /** Where the gateway listens: `{ host, port, tls?, allowPlainHttp? }`. Default 127.0.0.1:8402. */
     listen: listenSettingsSchema.prefault({}).meta({
       description:

@@ -109,6 +109,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     metrics: metricsSettings,
     cors,
     admin: adminSettings,
+    facilitatorSupport: _facilitatorSupport,
     ...settings
   } = config;
   const trust = new ProxyTrust(trustProxy);

@@ -9,6 +9,8 @@ import { deferContinue } from "./deferredContinue.js";
 import { shownHost } from "./shownHost.js";
 import { listenMetrics, type MetricsListener } from "./listenMetrics.js";
 import { MetricsListenError } from "./MetricsListenError.js";
+import { FacilitatorSupportError } from "./FacilitatorSupportError.js";
+import type { SupportReport } from "../paywall/assemblePaymentFlow.js";
 import { metricsListenerOf } from "../config/metricsListenerOf.js";
 
 export interface RunningGateway {
@@ -61,6 +63,11 @@ export async function listenGateway(
     : createHttpServer(options, app);
   server.maxConnections = limits.maxConnections;
   deferContinue(server);
+  // facilitatorSupport: require — no start while the facilitator cannot settle some priced option.
+  if (gateway.config.facilitatorSupport === "require" && paywall.checkSupport) {
+    const report = (await paywall.checkSupport()) as SupportReport;
+    if (!report.ok) throw new FacilitatorSupportError(report);
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.host, () => {
@@ -82,7 +89,8 @@ export async function listenGateway(
       throw new MetricsListenError(metricsAt.host, metricsAt.port, error);
     }
   }
-  // Warn now, not at the first request, when the facilitator does not support a route's payment option.
+  // Warn now, not at the first request, when the facilitator does not support a route's payment option
+  // (the report is read once: with require, this is the one read above).
   void paywall.checkSupport?.().catch(() => undefined);
   const address = server.address() as AddressInfo;
   const url = `${listen.tls ? "https" : "http"}://${shownHost(address)}:${address.port}`;
