@@ -16,7 +16,8 @@ block latest) and prints the answer: 0x1 (recognized) or 0x0 (not, or not yet: r
 payment the receipt may not be on the chain for a little while).
 
   <payer>        the payer's EVM address (0x + 40 hex digits, any case)
-  --rpc-url      JSON-RPC base URL of a Starknet node (https://, or http:// on loopback); --rpc is the same
+  --rpc-url      JSON-RPC base URL of a Starknet node (https://, or http:// on loopback), or its
+                 endpoint ending in /rpc/v0_10 as npm start prints it ("layer-2 node"); --rpc is the same
   --contract     address of the contract exposing est_ouverte
   --timeout-ms   timeout of the call, in ms (default ${RECOGNITION_DEFAULTS.timeoutMs})
   --verbose      also print the raw JSON-RPC request and response (on stderr)

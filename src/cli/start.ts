@@ -178,6 +178,11 @@ async function main(): Promise<number> {
 
     const routes = buildRouteTable(config).routes;
     const decimals = stack.token.decimals;
+    // The token's name as the offers and the paywall page give it: the configured asset's symbol.
+    const symbol =
+      config.assets?.find(
+        (asset) => asset.network === config.network && sameAddress(asset.address, stack.token.address),
+      )?.symbol ?? "TestUSDC";
     const units = (amount: string) => {
       const value = BigInt(amount);
       const scale = 10n ** BigInt(decimals);
@@ -201,12 +206,12 @@ async function main(): Promise<number> {
       ...recognizedRoutes(config).map(
         (route) => `  recognition      contract ${route.contract} est_ouverte; route ${route.key}`,
       ),
-      `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
+      `  token            ${symbol} ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
       "",
       "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
       `/healthz and /readyz are outside the price table; metrics are on their own listener). "settles first": the`,
       "payment settles before the backend runs the operation (irreversible work); the others settle on a 2xx:",
-      ...formatPricedRoutes(routes, units, "TestUSDC"),
+      ...formatPricedRoutes(routes, units, symbol),
       "",
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
@@ -269,6 +274,10 @@ main().then(
     process.exit(1);
   },
 );
+
+function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
 
 /** `npm start` runs in a terminal: readable log lines unless LOG_FORMAT=json asks for the service format. */
 function logStream() {

@@ -56,7 +56,7 @@ describe("npm start: the seed's loop end to end", () => {
       );
       const text = banner!;
       // The two banner lines, in the issue's form.
-      const [, rpcUrl, rpcBase] = line(
+      const [, rpcUrl] = line(
         text,
         /^ {2}layer-2 node {5}((http:\/\/127\.0\.0\.1:\d+)\/rpc\/v0_10) {2}\(local stand-in for a Starknet node\)$/m,
         "layer-2 node line",
@@ -91,7 +91,8 @@ describe("npm start: the seed's loop end to end", () => {
         /^\s+(npm run -s x402-gateway -- recognize (0x[0-9a-fA-F]{40}) --rpc (\S+) --contract (0x[0-9a-f]+))$/m,
         "recognize command",
       );
-      expect(recognize).toContain(`--rpc ${rpcBase} --contract ${contract}`);
+      // The layer-2 node exactly as the banner prints it.
+      expect(recognize).toContain(`--rpc ${rpcUrl} --contract ${contract}`);
       const [, curl] = line(text, /^\s+(curl -s -X POST \S+\/rpc\/v0_10 -d '.*')$/m, "curl command");
       const [, signIn] = line(
         text,

@@ -43,9 +43,19 @@ describe("x402-gateway recognize", () => {
       code: 0,
       stdout: "0x1\n",
     });
+    // The endpoint itself, as npm start's banner prints the layer-2 node (with or without a final slash).
+    for (const endpoint of [`${server.url}/rpc/v0_10`, `${server.url}/rpc/v0_10/`]) {
+      expect(await run([KNOWN, "--rpc", endpoint, "--contract", CONTRACT, "--verbose"])).toMatchObject({
+        code: 0,
+        stdout: "0x1\n",
+        stderr: expect.stringContaining(`> POST ${server.url}/rpc/v0_10\n`),
+      });
+    }
     expect(server.calls().map((call) => [call.contractAddress, call.calldata])).toEqual([
       ["0x777", [KNOWN.toLowerCase()]],
       ["0x777", [UNKNOWN.toLowerCase()]],
+      ["0x777", [KNOWN.toLowerCase()]],
+      ["0x777", [KNOWN.toLowerCase()]],
       ["0x777", [KNOWN.toLowerCase()]],
     ]);
   });

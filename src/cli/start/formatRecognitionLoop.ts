@@ -51,7 +51,7 @@ export function formatRecognitionLoop(options: RecognitionLoopOptions): string[]
     "  1. Pay once:",
     `     ${key} npm run pay -- ${url}`,
     `  2. Ask the registry: 0x0 right after paying, 0x1 about ${seconds} s later (repeat it):`,
-    `     npm run -s x402-gateway -- recognize ${payer.address} --rpc ${layer2.url} --contract ${layer2.contract}`,
+    `     npm run -s x402-gateway -- recognize ${payer.address} --rpc ${layer2.rpcUrl} --contract ${layer2.contract}`,
     `     curl -s -X POST ${layer2.rpcUrl} -d '${starknetCallBody(1, layer2.contract, "est_ouverte", [payer.address])}'`,
     "  3. Sign in without paying (SIGN-IN-WITH-X with the same key; no PAYMENT-SIGNATURE is sent):",
     `     ${key} npm run pay -- --sign-in ${url}`,
