@@ -21,6 +21,7 @@ import { createGateway } from "../gateway/createGateway.js";
 import { createGatewayLogger } from "../gateway/createGatewayLogger.js";
 import { listenGateway, type RunningGateway } from "../gateway/listenGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
+import { recordOnStandIn } from "../dev/recordOnStandIn.js";
 import { agentPayLines } from "./start/agentPayLines.js";
 import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
 import { formatRecognitionLoop, recognizedRoutes } from "./start/formatRecognitionLoop.js";
@@ -173,7 +174,12 @@ async function main(): Promise<number> {
     const adminToken = randomBytes(32).toString("hex");
     config.admin = { ...config.admin, enabled: true, token: adminToken };
     const logger = createGatewayLogger(config.logging.level, logStream());
-    const gateway: RunningGateway = await listenGateway(createGateway(config, { logger }));
+    // The seed's loop, honestly: a payer is recorded only from the gateway's paid event, for a recognized
+    // route, paid to this merchant for at least its price, in that route's own registry contract.
+    const onPaid = recordOnStandIn(config, stack, (line) => logger.warn(line));
+    const gateway: RunningGateway = await listenGateway(
+      createGateway(config, { logger, paywallOverrides: { onPaid } }),
+    );
     cleanups.push(() => gateway.close());
 
     const routes = buildRouteTable(config).routes;

@@ -46,8 +46,9 @@ export function formatRecognitionLoop(options: RecognitionLoopOptions): string[]
   const seconds = recordDelayMs / 1000;
   const payload = { payer: payer.address, reason: "refund" };
   return [
-    `The seed's loop on ${route.key} (recognition on): pay once; the local facilitator records the payer`,
-    `on the layer-2 stand-in ${seconds} s after the settlement; from then on it signs in instead of paying.`,
+    `The seed's loop on ${route.key} (recognition on): pay once; the gateway records the payer in this route's`,
+    `registry on the layer-2 stand-in ${seconds} s after the payment (only for a payment of this route, to`,
+    `this payee, of at least its price); from then on it signs in instead of paying.`,
     "  1. Pay once:",
     `     ${key} npm run pay -- ${url}`,
     `  2. Ask the registry: 0x0 right after paying, 0x1 about ${seconds} s later (repeat it):`,
