@@ -255,6 +255,7 @@ async function main(): Promise<number> {
         layer2: stack.layer2,
         recordDelayMs: stack.recorder.delayMs,
         adminToken,
+        cbor: { facilitatorUrl: cborFacilitator.url, layerTwoAccount: stack.layer2.devAccounts[0]!.address },
       }),
       "Ctrl-C stops everything.",
       "",

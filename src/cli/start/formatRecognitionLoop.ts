@@ -28,6 +28,8 @@ export interface RecognitionLoopOptions {
   layer2: Pick<RunningStarknetStandIn, "url" | "rpcUrl" | "contract">;
   recordDelayMs: number;
   adminToken: string;
+  /** The CBOR facilitator and the layer-2 account `npm run pay -- --cbor --signer starknet` pays as. */
+  cbor?: { facilitatorUrl: string; layerTwoAccount: string } | undefined;
 }
 
 /**
@@ -56,8 +58,25 @@ export function formatRecognitionLoop(options: RecognitionLoopOptions): string[]
     `     curl -s -X POST ${layer2.rpcUrl} -d '${starknetCallBody(1, layer2.contract, "est_ouverte", [payer.address])}'`,
     "  3. Sign in without paying (SIGN-IN-WITH-X with the same key; no PAYMENT-SIGNATURE is sent):",
     `     ${key} npm run pay -- --sign-in ${url}`,
+    ...cborLines(options, route.key, url),
     "  A refund drops the payer from recognition at once: revoke it at the admin endpoint (fresh token):",
     `     curl -s -X POST ${gatewayUrl}${options.config.admin.path}/revocations -H 'authorization: Bearer ${adminToken}' -H 'content-type: application/json' -d '${JSON.stringify(payload)}'`,
     "",
+  ];
+}
+
+/**
+ * The loop in application/x402+cbor, when the route has a CBOR offer: a Starknet-signed intent names the
+ * layer-2 account, which is recorded as itself (asked with the same recognize command).
+ */
+function cborLines(options: RecognitionLoopOptions, key: string, url: string): string[] {
+  const route = options.config.routes[key];
+  if (options.cbor === undefined || route === undefined || route.cbor === undefined) return [];
+  const { facilitatorUrl, layerTwoAccount } = options.cbor;
+  const { layer2 } = options;
+  return [
+    "  The same in application/x402+cbor, signed by the layer-2 dev account (recorded as that account):",
+    `     npm run pay -- --cbor ${url} --signer starknet --facilitator ${facilitatorUrl}`,
+    `     npm run -s x402-gateway -- recognize ${layerTwoAccount} --rpc ${layer2.rpcUrl} --contract ${layer2.contract}`,
   ];
 }
