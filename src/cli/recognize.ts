@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { RecognitionError } from "../recognition/RecognitionError.js";
 import { RECOGNITION_DEFAULTS } from "../recognition/recognitionDefaults.js";
 import { StarknetRecognizer, type RpcExchange } from "../recognition/StarknetRecognizer.js";
+import { toFelt } from "../recognition/toFelt.js";
 
 /** Where the command writes: `process.stdout` / `process.stderr`, or a test's buffers. */
 export interface CommandIo {
@@ -15,8 +16,10 @@ Asks the resource contract est_ouverte(<payer>) on Starknet (starknet_call on <u
 block latest) and prints the answer: 0x1 (recognized) or 0x0 (not, or not yet: right after a
 payment the receipt may not be on the chain for a little while).
 
-  <payer>        the payer's EVM address (0x + 40 hex digits, any case)
-  --rpc-url      JSON-RPC base URL of a Starknet node (https://, or http:// on loopback); --rpc is the same
+  <payer>        the payer's EVM address (0x + 40 hex digits, any case), or the layer-2 account a
+                 Starknet-signed CBOR payment was recorded as (a felt: 0x + 1–64 hex digits)
+  --rpc-url      JSON-RPC base URL of a Starknet node (https://, or http:// on loopback), or its
+                 endpoint ending in /rpc/v0_10 as npm start prints it ("layer-2 node"); --rpc is the same
   --contract     address of the contract exposing est_ouverte
   --timeout-ms   timeout of the call, in ms (default ${RECOGNITION_DEFAULTS.timeoutMs})
   --verbose      also print the raw JSON-RPC request and response (on stderr)
@@ -58,7 +61,8 @@ export async function runRecognize(argv: string[], io: CommandIo): Promise<numbe
   }
   if (positionals.length !== 1) return usageError("expected exactly one <payer>");
   const payer = positionals[0]!;
-  if (!/^0x[0-9a-fA-F]{40}$/.test(payer)) return usageError(`<payer> is not an EVM address: ${payer}`);
+  if (!/^0x[0-9a-fA-F]{1,64}$/.test(payer) || !fitsFelt(payer))
+    return usageError(`<payer> is not an EVM address nor a layer-2 account (a felt): ${payer}`);
   if (values["rpc-url"] !== undefined && values.rpc !== undefined)
     return usageError("give --rpc-url or --rpc, not both");
   const rpcUrl = values["rpc-url"] ?? values.rpc;
@@ -96,6 +100,15 @@ export async function runRecognize(argv: string[], io: CommandIo): Promise<numbe
       io.stderr.write(`x402-gateway recognize: ${(error as Error).message}\n`);
     }
     return 1;
+  }
+}
+
+function fitsFelt(hex: string): boolean {
+  try {
+    toFelt(hex);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -21,6 +21,7 @@ import { createGateway } from "../gateway/createGateway.js";
 import { createGatewayLogger } from "../gateway/createGatewayLogger.js";
 import { listenGateway, type RunningGateway } from "../gateway/listenGateway.js";
 import { listenStakingBackend, type ListeningStakingBackend } from "../staking/index.js";
+import { recordOnStandIn } from "../dev/recordOnStandIn.js";
 import { agentPayLines } from "./start/agentPayLines.js";
 import { formatPricedRoutes } from "./start/formatPricedRoutes.js";
 import { formatRecognitionLoop, recognizedRoutes } from "./start/formatRecognitionLoop.js";
@@ -173,11 +174,21 @@ async function main(): Promise<number> {
     const adminToken = randomBytes(32).toString("hex");
     config.admin = { ...config.admin, enabled: true, token: adminToken };
     const logger = createGatewayLogger(config.logging.level, logStream());
-    const gateway: RunningGateway = await listenGateway(createGateway(config, { logger }));
+    // The seed's loop, honestly: a payer is recorded only from the gateway's paid event, for a recognized
+    // route, paid to this merchant for at least its price, in that route's own registry contract.
+    const onPaid = recordOnStandIn(config, stack, (line) => logger.warn(line));
+    const gateway: RunningGateway = await listenGateway(
+      createGateway(config, { logger, paywallOverrides: { onPaid } }),
+    );
     cleanups.push(() => gateway.close());
 
     const routes = buildRouteTable(config).routes;
     const decimals = stack.token.decimals;
+    // The token's name as the offers and the paywall page give it: the configured asset's symbol.
+    const symbol =
+      config.assets?.find(
+        (asset) => asset.network === config.network && sameAddress(asset.address, stack.token.address),
+      )?.symbol ?? "TestUSDC";
     const units = (amount: string) => {
       const value = BigInt(amount);
       const scale = 10n ** BigInt(decimals);
@@ -201,12 +212,12 @@ async function main(): Promise<number> {
       ...recognizedRoutes(config).map(
         (route) => `  recognition      contract ${route.contract} est_ouverte; route ${route.key}`,
       ),
-      `  token            TestUSDC ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
+      `  token            ${symbol} ${stack.token.address} (${decimals} decimals), payee ${config.payTo}`,
       "",
       "Priced routes (anything else is proxied free: GET /, /api, /health, /ping; the gateway's own",
       `/healthz and /readyz are outside the price table; metrics are on their own listener). "settles first": the`,
       "payment settles before the backend runs the operation (irreversible work); the others settle on a 2xx:",
-      ...formatPricedRoutes(routes, units, "TestUSDC"),
+      ...formatPricedRoutes(routes, units, symbol),
       "",
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
@@ -247,6 +258,7 @@ async function main(): Promise<number> {
         layer2: stack.layer2,
         recordDelayMs: stack.recorder.delayMs,
         adminToken,
+        cbor: { facilitatorUrl: cborFacilitator.url, layerTwoAccount: stack.layer2.devAccounts[0]!.address },
       }),
       "Ctrl-C stops everything.",
       "",
@@ -272,6 +284,10 @@ main().then(
     process.exit(1);
   },
 );
+
+function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
 
 /** `npm start` runs in a terminal: readable log lines unless LOG_FORMAT=json asks for the service format. */
 function logStream() {

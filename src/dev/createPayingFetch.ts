@@ -5,7 +5,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Hex } from "viem";
 import { privateKeyToAccount, type LocalAccount } from "viem/accounts";
 import { guardSignedFetch } from "../payer/guardSignedFetch.js";
-import { aliasClientScheme } from "./aliasClientScheme.js";
+import { aliasClientScheme } from "../payer/aliasClientScheme.js";
 import type { LocalScheme } from "./startFacilitator.js";
 
 export interface CreatePayingFetchOptions {

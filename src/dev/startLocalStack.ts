@@ -55,7 +55,11 @@ export interface LocalStack {
   facilitator: RunningFacilitator;
   /** The local stand-in for a Starknet node, with the recognition registry `est_ouverte` reads. */
   layer2: RunningStarknetStandIn;
-  /** Records each payer the facilitator settled for in the registry, `recordDelayMs` after. */
+  /**
+   * Writes payers to the stand-in's registries `recordDelayMs` after it is handed them. Nothing feeds it
+   * by itself (a settlement at the facilitator records nothing): `npm start` hands it the gateway's paid
+   * events that qualify (a recognized route, this merchant's payee, at least the price).
+   */
   recorder: PayerRecorder;
   /** TestUSDC balance of `address`, in the smallest unit. */
   balanceOf(address: Hex): Promise<bigint>;
@@ -68,8 +72,8 @@ export const DEFAULT_PAYER_FUNDS = 1_000_000_000n;
 
 /**
  * Starts anvil, deploys and funds TestUSDC, installs a Multicall3 `tryAggregate` (for the facilitator's
- * failure diagnostics), serves a facilitator on loopback, and a local stand-in for a Starknet node where
- * the facilitator's payers are recorded `recordDelayMs` after each settlement.
+ * failure diagnostics), serves a facilitator on loopback, and a local stand-in for a Starknet node with
+ * a recorder that writes the payers it is handed `recordDelayMs` later.
  */
 export async function startLocalStack(options: StartLocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log;
@@ -80,7 +84,7 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
   };
   const layer2 = await startStarknetStandIn({ file: options.layer2File, log });
   const recorder = new PayerRecorder({
-    record: (address) => layer2.record(address),
+    record: ({ payer, contract }) => layer2.record(payer, contract),
     delayMs: options.recordDelayMs,
     log,
   });
@@ -118,7 +122,6 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       schemes: options.schemes,
       port: options.facilitatorPort,
       log,
-      onSettled: (settlement) => recorder.schedule(settlement.payer),
     });
     const running = facilitator;
     let stopped: Promise<void> | undefined;

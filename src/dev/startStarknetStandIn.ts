@@ -20,6 +20,11 @@ export const STAND_IN_REGISTRY_CONTRACT = minimalFelt(
   hash.getSelectorFromName("x402_gateway_local_registry"),
 );
 
+/** The address of the stand-in's registry contract for the resource `name` (starknet_keccak-derived). */
+export function standInRegistryContract(name: string): string {
+  return minimalFelt(hash.getSelectorFromName(`x402_gateway_local_registry:${name}`));
+}
+
 /** The stand-in's chain id: the short string `X402_LOCAL` (not a Starknet network). */
 /** The stand-in chain's name: the short string a SNIP-12 domain's `chainId` names it by. */
 export const STAND_IN_CHAIN_NAME = "X402_LOCAL";
@@ -43,11 +48,20 @@ export interface RunningStarknetStandIn {
   url: string;
   /** The JSON-RPC endpoint, `{url}/rpc/v0_10`. */
   rpcUrl: string;
-  /** The registry contract whose `est_ouverte(payer)` answers `0x1` once the payer is recorded. */
+  /** The default registry contract, whose `est_ouverte(payer)` answers `0x1` once the payer is recorded. */
   contract: string;
   chainId: string;
-  /** Records an EVM address as having paid (in a new block); resolves that block's number. */
-  record(address: string): number;
+  /**
+   * Deploys (in process) another registry contract for the resource `name`, at an address derived from
+   * it (the same on every start), and answers the address: each recognized resource has its own.
+   */
+  deployRegistry(name: string): string;
+  /**
+   * Records `payer` (an EVM address or a layer-2 account, as a felt) as having paid for the resource of
+   * registry `contract` (default {@link RunningStarknetStandIn.contract}), in a new block; resolves that
+   * block's number.
+   */
+  record(payer: string, contract?: string): number;
   recorded(): RecordedPayer[];
   /** The dev accounts deployed at start (`starknetDevAccount(0…)`): SNIP-6 accounts of public test keys. */
   devAccounts: StarknetDevAccount[];
@@ -74,10 +88,11 @@ export interface RunningStarknetStandIn {
 export async function startStarknetStandIn(
   options: StartStarknetStandInOptions = {},
 ): Promise<RunningStarknetStandIn> {
-  const registry = new RecognitionRegistry(options.file ?? ":memory:");
+  const registry = new RecognitionRegistry(options.file ?? ":memory:", STAND_IN_REGISTRY_CONTRACT);
   const chain: StandInChain = {
     chainId: STAND_IN_CHAIN_ID,
     contract: STAND_IN_REGISTRY_CONTRACT,
+    registries: new Set([STAND_IN_REGISTRY_CONTRACT]),
     classHash: minimalFelt(hash.getSelectorFromName("x402_gateway_local_registry_class")),
     registry,
     accounts: new Map(),
@@ -145,9 +160,17 @@ export async function startStarknetStandIn(
     rpcUrl: `${url}${STAND_IN_RPC_PATH}`,
     contract: chain.contract,
     chainId: chain.chainId,
-    record(address) {
-      const block = registry.record(address);
-      log?.(`layer-2 stand-in: ${address} recorded in block ${block}: est_ouverte now answers 0x1`);
+    deployRegistry(name) {
+      const address = standInRegistryContract(name);
+      chain.registries.add(address);
+      log?.(`layer-2 stand-in: registry ${address} deployed for ${name}`);
+      return address;
+    },
+    record(payer, contract = chain.contract) {
+      const at = minimalFelt(contract);
+      if (!chain.registries.has(at)) throw new RangeError(`no registry contract at ${at} on the stand-in`);
+      const block = registry.record(at, payer);
+      log?.(`layer-2 stand-in: ${payer} recorded in ${at}, block ${block}: est_ouverte now answers 0x1`);
       return block;
     },
     recorded: () => registry.recorded(),

@@ -34,7 +34,12 @@ export type PayOutcome =
     } & SignedPayment)
   | { outcome: "free"; paid: false; resource: ResourceSnapshot }
   | ({ outcome: "unpayable" } & ReturnType<UnpayableError["toJSON"]>)
-  | ({ outcome: "failed" } & ReturnType<PaymentFailedError["toJSON"]> & Partial<SignedPayment>);
+  | ({
+      outcome: "failed";
+      /** What the server answered, for `http_error` (a 4xx or 5xx without a payment asked). */
+      resource?: ResourceSnapshot;
+    } & ReturnType<PaymentFailedError["toJSON"]> &
+      Partial<SignedPayment>);
 
 export type Failed = Extract<PayOutcome, { outcome: "failed" }>;
 

@@ -112,6 +112,9 @@ export function choosePaymentOption(options: readonly unknown[], policy: Payment
   return {
     refusal:
       closest?.refusal ??
-      new UnpayableError("unsupported_offer", "the offer has no option this payer can pay (exact on eip155)"),
+      new UnpayableError(
+        "unsupported_offer",
+        "the offer has no option this payer can pay (exact or exact-pq on eip155)",
+      ),
   };
 }

@@ -24,10 +24,27 @@ export interface CreatePayMcpServerOptions {
 
 export const PAY_TOOL_NAME = "pay_for_resource";
 
+/** Longest body the tool sends (the request, not the answer), in UTF-16 code units. */
+const MAX_REQUEST_BODY = 1_048_576;
+
 const inputSchema = {
   url: z
     .url({ protocol: /^https?$/, error: "an http:// or https:// URL" })
-    .describe("The URL of the resource to GET, paying its x402 price if it asks for one."),
+    .describe("The URL of the resource, paying its x402 price if it asks for one."),
+  method: z
+    .enum(["GET", "POST", "PUT", "PATCH", "DELETE"])
+    .optional()
+    .describe("The HTTP method (default GET); a paid request is sent with the same method and body."),
+  body: z
+    .string()
+    .max(MAX_REQUEST_BODY)
+    .optional()
+    .describe("The request body, as UTF-8 text (e.g. JSON for a POST); not with GET."),
+  contentType: z
+    .string()
+    .regex(/^[\x21-\x7e][\x20-\x7e]{0,255}$/, "a media type such as application/json")
+    .optional()
+    .describe("The body's Content-Type, e.g. application/json; only with a body."),
 };
 
 const resourceSchema = z.object({
@@ -73,27 +90,29 @@ export function createPayMcpServer(options: CreatePayMcpServerOptions): McpServe
     {
       title: "Pay for an x402 resource",
       description:
-        "GET a URL; when it answers 402 Payment Required (x402), pay its price from the configured wallet " +
-        "within the configured allow-lists and caps, and return the resource. Outcomes: paid (resource, " +
+        "Request a URL (GET by default; method, body and contentType for a POST and the like); when it " +
+        "answers 402 Payment Required (x402, scheme exact or exact-pq), pay its price from the configured " +
+        "wallet within the configured allow-lists and caps, send the same request again with the payment, and " +
+        "return the resource. Outcomes: paid (resource, " +
         "transaction, payer, amount, asset, network, nonce), paid_unconfirmed (signed and sent, settlement " +
-        "not confirmed: do not pay the same URL again blindly), free (no payment asked), unpayable (code, " +
-        "the setting that forbids it, message; nothing signed), failed (code, message; signed: true when " +
-        "an authorization was sent). Whenever signed is true the amount counts against the session cap.",
+        "not confirmed: do not pay the same URL again blindly), free (no payment asked, a 2xx or 3xx answer), " +
+        "unpayable (code, the setting that forbids it, message; nothing signed), failed (code, message; " +
+        "http_error with the resource for a 4xx or 5xx answer without a payment asked; signed: true when an " +
+        "authorization was sent). Whenever signed is true the amount counts against the session cap.",
       inputSchema,
       outputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    async ({ url }) => {
+    async ({ url, method, body, contentType }) => {
       const ready = await payer;
       const outcome: PayOutcome =
         ready instanceof UnpayableError
           ? { outcome: "unpayable", ...ready.toJSON() }
-          : await payForResource(url, {
-              ...ready,
-              fetch: options.fetch,
-              timeoutMs: options.timeoutMs,
-              log,
-            });
+          : await payForResource(
+              url,
+              { ...ready, fetch: options.fetch, timeoutMs: options.timeoutMs, log },
+              { method: method ?? "GET", body, contentType },
+            );
       return toToolResult(outcome);
     },
   );

@@ -73,6 +73,8 @@ export const FAILED_CODES = [
   "settlement_failed",
   "server_error",
   "redirect_refused",
+  "http_error",
+  "invalid_request",
 ] as const;
 
 export type FailedCode = (typeof FAILED_CODES)[number];

@@ -11,12 +11,13 @@ const address = z
   .refine((value) => isAddress(value, { strict: false }), "is not an address (0x + 40 hex digits)");
 
 /**
- * One `accepts` entry the payer can sign: scheme `exact` on an EVM network, every field of the
- * type the protocol gives it (a JSON array is not a string, even if its only item is digits).
+ * One `accepts` entry the payer can sign: scheme `exact` (or `exact-pq`, the same EIP-3009 authorization)
+ * on an EVM network, every field of the type the protocol gives it (a JSON array is not a string, even if
+ * its only item is digits).
  */
 const offerOptionSchema = z
   .object({
-    scheme: z.literal("exact", { error: "is not exact" }),
+    scheme: z.enum(["exact", "exact-pq"], { error: "is not exact or exact-pq" }),
     network: z.string().regex(/^eip155:[1-9][0-9]{0,31}$/, "is not an EVM network (eip155:<chain id>)"),
     amount: z.string({ error: "is not a string" }).check((ctx) => {
       // One check, not regex then refine: zod runs every check, and BigInt throws on non-digits.

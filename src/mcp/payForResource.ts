@@ -2,6 +2,7 @@ import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { aliasClientScheme } from "../payer/aliasClientScheme.js";
 import type { LocalAccount } from "viem/accounts";
 import { z } from "zod/v4";
 import { insecureTransportProblem } from "../payer/insecureTransportProblem.js";
@@ -9,7 +10,7 @@ import { choosePaymentOption } from "./choosePaymentOption.js";
 import { PAYER_ENV, UnpayableError } from "./errors.js";
 import type { OfferOption } from "./parseOfferOption.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
-import { getSameOrigin, RedirectRefused } from "./getSameOrigin.js";
+import { fetchSameOrigin, RedirectRefused, requestInit, type ResourceRequest } from "./fetchSameOrigin.js";
 import { judgePaidAnswer } from "./judgePaidAnswer.js";
 import {
   fail,
@@ -48,13 +49,19 @@ const authorizationSchema = z.union([
 ]);
 
 /**
- * GETs `url` (following redirects within its origin); on a 402, pays the first option of the
- * PAYMENT-REQUIRED offer that parses strictly and passes every policy, signed by the official
- * `@x402/evm` exact scheme, and sends it once, to the same URL, following no redirect, over https:// or to
- * loopback (plain HTTP elsewhere only with `allowInsecureHttp`, on a test network). Nothing is signed
- * before the amount is reserved in the session; once signed, every outcome says so.
+ * Sends `request` (default a GET) to `url` (following redirects within its origin); on a 402, pays the
+ * first option of the PAYMENT-REQUIRED offer that parses strictly and passes every policy, signed by the
+ * official `@x402/evm` exact scheme (`exact-pq` signs the same authorization), and sends the same request
+ * once more with it, to the same URL, following no redirect, over https:// or to loopback (plain HTTP
+ * elsewhere only with `allowInsecureHttp`, on a test network). Nothing is signed before the amount is
+ * reserved in the session; once signed, every outcome says so. A 4xx or 5xx other than 402 is a failure
+ * (`http_error`), not a free resource.
  */
-export async function payForResource(url: string, options: PayForResourceOptions): Promise<PayOutcome> {
+export async function payForResource(
+  url: string,
+  options: PayForResourceOptions,
+  request: ResourceRequest = { method: "GET" },
+): Promise<PayOutcome> {
   const { settings, account, budget } = options;
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PAY_TIMEOUT_MS);
@@ -62,9 +69,15 @@ export async function payForResource(url: string, options: PayForResourceOptions
   const log = options.log ?? (() => {});
   const bodyLimit = settings.maxBodyBytes;
 
+  const invalid = requestProblem(request);
+  if (invalid !== undefined) {
+    log(`${where}: failed invalid_request`);
+    return fail("invalid_request", `${invalid}; nothing was sent`);
+  }
+
   let first: { response: Response; url: string };
   try {
-    first = await getSameOrigin(fetchImpl, url, signal);
+    first = await fetchSameOrigin(fetchImpl, url, request, signal);
   } catch (error) {
     const outcome =
       error instanceof RedirectRefused
@@ -75,12 +88,22 @@ export async function payForResource(url: string, options: PayForResourceOptions
   }
   const { response } = first;
   if (response.status !== 402) {
-    log(`${where}: free (${response.status})`);
+    const failed = response.status >= 400;
+    log(`${where}: ${failed ? "failed http_error" : "free"} (${response.status})`);
+    let resource;
     try {
-      return { outcome: "free", paid: false, resource: await readResource(response, bodyLimit) };
+      resource = await readResource(response, bodyLimit);
     } catch (error) {
       return unreachable(error, url);
     }
+    if (!failed) return { outcome: "free", paid: false, resource };
+    return {
+      ...fail(
+        "http_error",
+        `${first.url} answered ${response.status} to ${request.method} without asking for a payment; nothing was signed`,
+      ),
+      resource,
+    };
   }
   // The offer is the PAYMENT-REQUIRED header (x402 V2): the 402 body is never read.
   await response.body?.cancel().catch(() => {});
@@ -120,11 +143,7 @@ export async function payForResource(url: string, options: PayForResourceOptions
 
   // From here the authorization has left: whatever happens, the outcome says what was signed.
   try {
-    const paid = await fetchImpl(first.url, {
-      headers: { "PAYMENT-SIGNATURE": header },
-      redirect: "manual",
-      signal,
-    });
+    const paid = await fetchImpl(first.url, requestInit(request, signal, { "PAYMENT-SIGNATURE": header }));
     const outcome = await judgePaidAnswer(paid, signed, first.url, bodyLimit);
     log(
       `${where}: ${outcome.outcome}${"code" in outcome ? ` ${outcome.code}` : ""} ${signed.amount} of ${signed.asset} on ${signed.network} to ${signed.payee}`,
@@ -156,8 +175,10 @@ async function signPayment(
   offer: PaymentRequired,
   option: OfferOption,
 ): Promise<PaymentPayload> {
+  const exact = new ExactEvmScheme(account);
   const client = new x402Client()
-    .register("eip155:*", new ExactEvmScheme(account))
+    .register("eip155:*", exact)
+    .register("eip155:*", aliasClientScheme(exact, "exact-pq"))
     // The payer's own policies replace the client's default-asset allow-list and USD cap.
     .setSpendControls(false);
   return client.createPaymentPayload({ ...offer, accepts: [option] });
@@ -190,6 +211,14 @@ function describeSigned(
     nonce,
     validBefore,
   };
+}
+
+/** What is wrong with the request itself, before anything is sent. */
+function requestProblem(request: ResourceRequest): string | undefined {
+  if (request.method === "GET" && request.body !== undefined) return "a GET request has no body";
+  if (request.body === undefined && request.contentType !== undefined)
+    return "a content type was given without a body";
+  return undefined;
 }
 
 function refuse(refusal: UnpayableError, where: string, log: (line: string) => void): PayOutcome {

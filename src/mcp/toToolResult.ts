@@ -32,7 +32,11 @@ function summarize(outcome: PayOutcome): string {
     case "unpayable":
       return `unpayable (${outcome.code}${outcome.setting === null ? "" : `, setting ${outcome.setting}`}): ${outcome.message}. Nothing was signed.`;
     case "failed":
-      return `failed (${outcome.code}): ${outcome.message}${outcome.signed ? `\nsigned: ${describeSigned(outcome as SignedPayment)}` : ""}`;
+      return [
+        `failed (${outcome.code}): ${outcome.message}`,
+        ...(outcome.signed ? [`signed: ${describeSigned(outcome as SignedPayment)}`] : []),
+        ...(outcome.resource === undefined ? [] : [describeResource(outcome.resource)]),
+      ].join("\n");
   }
 }
 

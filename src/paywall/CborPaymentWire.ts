@@ -274,6 +274,7 @@ export class CborPaymentWire implements PaymentWire<
       amount: amount.toString(),
       asset: currency,
       network: "x402+cbor",
+      payTo: verified.payment.intent.object,
       route: route.key,
       transaction: `receipt:${createHash("sha256").update(receipt).digest("hex")}`,
       ...(delegate === undefined ? {} : { delegate }),

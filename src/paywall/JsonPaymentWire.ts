@@ -260,6 +260,7 @@ export class JsonPaymentWire implements PaymentWire<
       amount: requirements.amount,
       asset: requirements.asset,
       network: requirements.network,
+      payTo: requirements.payTo,
       route: route.key,
       transaction: receipt.transaction,
     };

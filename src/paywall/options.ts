@@ -24,6 +24,8 @@ export type PaidEvent = {
   amount: string;
   asset: string;
   network: string;
+  /** Who was paid: the option's `payTo` (x402), or the merchant pseudonym the intent pays (x402+cbor). */
+  payTo: string;
   route: string;
   transaction: string;
   /** x402+cbor through a delegation chain: the agent that signed (`payer` is the chain's root). */
@@ -111,11 +113,11 @@ export const x402OptionsSchema = paywallSettingsSchema
           "pino, or any `{ debug, info, warn, error }`; default silent (nothing is written to the console).",
       }),
     /**
-     * Called after each settlement with `{ payer, amount, asset, network, route, transaction, delegate? }`.
+     * Called after each settlement with `{ payer, amount, asset, network, payTo, route, transaction, delegate? }`.
      */
     onPaid: fn<(event: PaidEvent) => void>("onPaid").optional().meta({
       description:
-        "Called after each settlement with `{ payer, amount, asset, network, route, transaction, delegate? }`.",
+        "Called after each settlement with `{ payer, amount, asset, network, payTo, route, transaction, delegate? }`.",
     }),
     /** Called for each rejected or failed request with `{ error, code, route }`. */
     onError: fn<(event: ErrorEvent) => void>("onError").optional().meta({

@@ -1,4 +1,5 @@
 import type { CborRouteConfig } from "./cborRouteSettings.js";
+import { MAX_CBOR_UINT } from "../protocol/cbor/CborValue.js";
 import { DEFAULT_CLAIM_SCHEMA_REF, type Currency } from "../protocol/cbor/profile.js";
 import type { RevelationMask } from "../protocol/cbor/masks/RevelationMask.js";
 import { resolveRouteMask } from "./resolveRouteMask.js";
@@ -36,8 +37,6 @@ export interface CborPricingDefaults {
   signers?: readonly SignerBackendName[] | undefined;
 }
 
-const MAX_UINT64 = 2n ** 64n - 1n;
-
 /** Fill a route's `cbor` settings from the shared ones; throws {@link PriceError} when one is missing. */
 export function resolveCborOffer(
   key: string,
@@ -49,7 +48,7 @@ export function resolveCborOffer(
     throw new PriceError("cbor: needs merchantPseudonym (on the route or in the top-level cbor settings)");
   }
   const amount = BigInt(config.amount);
-  if (amount > MAX_UINT64) throw new PriceError("cbor: the amount does not fit in 64 bits");
+  if (amount > MAX_CBOR_UINT) throw new PriceError("cbor: the amount is above 2^256 - 1 (a uint256)");
   const acceptsHumanityGate = config.acceptsHumanityGate ?? false;
   let humanityIssuers: Uint8Array[];
   try {

@@ -27,6 +27,15 @@ export const EST_OUVERTE = "est_ouverte";
  * `starknet_call` on `{rpcUrl}/rpc/v0_10` at block `latest`, params positional as the seed writes them.
  * Throws a {@link RecognitionError} when the call fails; it caches nothing (see RecognitionCache).
  */
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const FELT = /^0x[0-9a-fA-F]{1,64}$/;
+
+function layerTwoAccountFelt(address: string): string {
+  if (!FELT.test(address))
+    throw new RangeError(`not an EVM address nor a layer-2 account (a felt): ${JSON.stringify(address)}`);
+  return toFelt(address);
+}
+
 export class StarknetRecognizer implements Recognizer {
   readonly nodeUrl: string;
   readonly contract: string;
@@ -44,9 +53,12 @@ export class StarknetRecognizer implements Recognizer {
     this.contract = toFelt(options.contract);
   }
 
-  /** The raw answer of `est_ouverte(address)`: one felt, `0x1` (recognized) or `0x0` (not, or not yet). */
+  /**
+   * The raw answer of `est_ouverte(address)`: one felt, `0x1` (recognized) or `0x0` (not, or not yet).
+   * `address` is an EVM address, or a layer-2 account (a felt: a Starknet-signed payer is recorded so).
+   */
   async estOuverte(address: string): Promise<string> {
-    const payer = evmAddressToFelt(address);
+    const payer = EVM_ADDRESS.test(address) ? evmAddressToFelt(address) : layerTwoAccountFelt(address);
     let result: unknown;
     try {
       result = await this.rpc.call(this.contract, EST_OUVERTE, [payer]);

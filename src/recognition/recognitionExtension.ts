@@ -1,4 +1,4 @@
-import { minimalFelt, selectorOf } from "../starknet/StarknetRpc.js";
+import { minimalFelt, selectorOf, starknetEndpoint } from "../starknet/StarknetRpc.js";
 import { EST_OUVERTE } from "./StarknetRecognizer.js";
 
 /** Name of the offer extension that says where a client can run the recognition check itself. */
@@ -71,7 +71,7 @@ export function recognitionExtension(
   return {
     [STARKNET_RECOGNITION]: {
       info: {
-        rpcUrl: `${publicRpcUrl.replace(/\/+$/, "")}/rpc/v0_10`,
+        rpcUrl: starknetEndpoint(publicRpcUrl),
         method: "starknet_call",
         contractAddress: minimalFelt(contract),
         entryPoint: EST_OUVERTE,

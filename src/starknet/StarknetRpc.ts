@@ -12,7 +12,10 @@ export interface RpcExchange {
 }
 
 export interface StarknetRpcOptions {
-  /** JSON-RPC base URL; calls go to `{rpcUrl}/rpc/v0_10`. `https://`, or `http://` on loopback only. */
+  /**
+   * JSON-RPC base URL; calls go to `{rpcUrl}/rpc/v0_10` (or to `rpcUrl` itself when it already ends in
+   * `/rpc/v0_10`). `https://`, or `http://` on loopback only.
+   */
   rpcUrl: string;
   /** Timeout of one call (connection, answer and body), in ms. */
   timeoutMs: number;
@@ -73,6 +76,18 @@ export function starknetCallBody(
  * sends them by name — and computes the selector itself. Every failure is a
  * {@link StarknetRpcFailureError} the caller turns into its own error.
  */
+/** The path of the JSON-RPC v0.10 endpoint under a node's base URL. */
+export const STARKNET_RPC_PATH = "/rpc/v0_10";
+
+/**
+ * The JSON-RPC endpoint of `rpcUrl`: the base URL with {@link STARKNET_RPC_PATH} added, or `rpcUrl`
+ * itself when it already ends there (the endpoint as `npm start` prints it); trailing slashes dropped.
+ */
+export function starknetEndpoint(rpcUrl: string): string {
+  const trimmed = rpcUrl.replace(/\/+$/, "");
+  return trimmed.endsWith(STARKNET_RPC_PATH) ? trimmed : `${trimmed}${STARKNET_RPC_PATH}`;
+}
+
 export class StarknetRpc {
   readonly endpoint: string;
   private nextId = 1;
@@ -85,7 +100,7 @@ export class StarknetRpc {
         `${options.setting} must be https:// (plain http only on loopback): ${options.rpcUrl}`,
       );
     }
-    this.endpoint = `${options.rpcUrl.replace(/\/+$/, "")}/rpc/v0_10`;
+    this.endpoint = starknetEndpoint(options.rpcUrl);
     this.fetchImpl = options.fetch ?? globalThis.fetch;
   }
 

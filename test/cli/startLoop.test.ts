@@ -33,6 +33,18 @@ async function run(line: string, env: Record<string, string> = {}): Promise<Outc
   }
 }
 
+/** Runs a printed recognize command until it answers 0x1 (each answer 0x0 or 0x1); the answers. */
+async function askUntilRecorded(command: string): Promise<string[]> {
+  const answers: string[] = [];
+  while (answers.at(-1) !== "0x1") {
+    const asked = await run(command);
+    expect(asked.code).toBe(0);
+    answers.push(asked.stdout.trim());
+    expect(["0x0", "0x1"]).toContain(answers.at(-1));
+  }
+  return answers;
+}
+
 function line(banner: string, pattern: RegExp, what: string): RegExpExecArray {
   const match = pattern.exec(banner);
   if (match === null) throw new Error(`the banner has no ${what}:\n${banner}`);
@@ -56,7 +68,7 @@ describe("npm start: the seed's loop end to end", () => {
       );
       const text = banner!;
       // The two banner lines, in the issue's form.
-      const [, rpcUrl, rpcBase] = line(
+      const [, rpcUrl] = line(
         text,
         /^ {2}layer-2 node {5}((http:\/\/127\.0\.0\.1:\d+)\/rpc\/v0_10) {2}\(local stand-in for a Starknet node\)$/m,
         "layer-2 node line",
@@ -91,7 +103,8 @@ describe("npm start: the seed's loop end to end", () => {
         /^\s+(npm run -s x402-gateway -- recognize (0x[0-9a-fA-F]{40}) --rpc (\S+) --contract (0x[0-9a-f]+))$/m,
         "recognize command",
       );
-      expect(recognize).toContain(`--rpc ${rpcBase} --contract ${contract}`);
+      // The layer-2 node exactly as the banner prints it.
+      expect(recognize).toContain(`--rpc ${rpcUrl} --contract ${contract}`);
       const [, curl] = line(text, /^\s+(curl -s -X POST \S+\/rpc\/v0_10 -d '.*')$/m, "curl command");
       const [, signIn] = line(
         text,
@@ -142,13 +155,7 @@ describe("npm start: the seed's loop end to end", () => {
 
       // 2. Right after paying: 0x0 (the printed curl, the held-out style check); 0x1 once recorded.
       expect((await run(curl!)).stdout).toBe('{"jsonrpc":"2.0","id":1,"result":["0x0"]}');
-      const answers: string[] = [];
-      while (answers.at(-1) !== "0x1") {
-        const asked = await run(recognize!);
-        expect(asked.code).toBe(0);
-        answers.push(asked.stdout.trim());
-        expect(["0x0", "0x1"]).toContain(answers.at(-1));
-      }
+      const answers = await askUntilRecorded(recognize!);
       expect(answers.indexOf("0x1")).toBe(answers.length - 1); // 0x0 … 0x0, then 0x1 and it stays
       expect((await run(curl!)).stdout).toBe('{"jsonrpc":"2.0","id":1,"result":["0x1"]}');
 
@@ -159,6 +166,28 @@ describe("npm start: the seed's loop end to end", () => {
       expect(signedIn.stdout).toContain("status: 200 OK");
       expect(signedIn.stdout).toContain("PAYMENT-SIGNATURE sent: no");
       expect(signedIn.stdout).toContain('"kind": "APY"');
+      expect(await payeeBalance()).toBe(start + 1000n);
+
+      // The same loop in application/x402+cbor, signed by the layer-2 dev account: recorded as that account.
+      const [, payCbor] = line(
+        text,
+        new RegExp(`^\\s+(npm run pay -- --cbor ${routeUrl} --signer starknet --facilitator \\S+)$`, "m"),
+        "the loop's CBOR pay command",
+      );
+      const [, recognizeAccount, account] = line(
+        text,
+        /^\s+(npm run -s x402-gateway -- recognize (0x[0-9a-f]{41,64}) --rpc \S+ --contract (0x[0-9a-f]+))$/m,
+        "the CBOR payer's recognize command",
+      );
+      expect(recognizeAccount).toContain(`--rpc ${rpcUrl} --contract ${contract}`);
+      expect((await run(recognizeAccount!)).stdout.trim()).toBe("0x0");
+      const paidCbor = await run(payCbor!);
+      expect(paidCbor.stdout).toContain(`payer: starknet-account:0x${account!.slice(2).padStart(64, "0")}`);
+      expect(paidCbor.stdout).toContain("status: 200 OK");
+      expect(paidCbor.stdout).toMatch(/"kind": ?"APY"/);
+      expect((await run(recognizeAccount!)).stdout.trim()).toBe("0x0");
+      expect((await askUntilRecorded(recognizeAccount!)).at(-1)).toBe("0x1");
+      // The JSON payment moved TestUSDC; the CBOR one moved the CBOR facilitator's books, not the token.
       expect(await payeeBalance()).toBe(start + 1000n);
 
       // A different payer who never paid: 0x0 and 402.

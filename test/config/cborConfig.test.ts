@@ -44,6 +44,16 @@ routes:
     });
   });
 
+  it("a price past 64 bits (20 STRK) is kept exact, up to 2^256 - 1", () => {
+    for (const amount of [20n * 10n ** 18n, 2n ** 256n - 1n]) {
+      const config = parseConfig(
+        `${base}routes:\n  GET /x:\n    cbor: { currency: STRK, amount: "${amount}", merchantPseudonym: m }\n`,
+        { file: "gateway.yaml", env: {} },
+      );
+      expect(buildRouteTable(config).routes[0]?.cbor?.amount).toBe(amount);
+    }
+  });
+
   it.each([
     [
       "an unknown currency",
@@ -71,9 +81,9 @@ routes:
       /cbor\.facilitator\.url: expected an https:\/\/ URL/,
     ],
     [
-      "an amount over 64 bits",
-      `routes:\n  GET /x:\n    cbor: { currency: USDC, amount: "18446744073709551616", merchantPseudonym: m }\n`,
-      /64 bits/,
+      "an amount over 2^256 - 1",
+      `routes:\n  GET /x:\n    cbor: { currency: USDC, amount: "${2n ** 256n}", merchantPseudonym: m }\n`,
+      /cbor: the amount is above 2\^256 - 1/,
     ],
   ])("refuses %s, naming the key", (_name, tail, expected) => {
     expect(problemsOf(`${base}${tail}`).join("\n")).toMatch(expected);

@@ -4,9 +4,9 @@ import { DEFAULT_RECORD_DELAY_MS, PayerRecorder } from "../../src/dev/PayerRecor
 describe("PayerRecorder", () => {
   it("records each scheduled address after the delay, in order, and idle() waits for them", async () => {
     const written: string[] = [];
-    const recorder = new PayerRecorder({ record: (address) => written.push(address), delayMs: 1 });
-    recorder.schedule("0xaa");
-    recorder.schedule("0xbb");
+    const recorder = new PayerRecorder({ record: ({ payer }) => written.push(payer), delayMs: 1 });
+    recorder.schedule({ payer: "0xaa", contract: "0x1" });
+    recorder.schedule({ payer: "0xbb", contract: "0x1" });
     expect(recorder.pending).toBe(2);
     expect(written).toEqual([]);
     await recorder.idle();
@@ -17,12 +17,12 @@ describe("PayerRecorder", () => {
 
   it("stop() drops what is pending and refuses what comes after", async () => {
     const written: string[] = [];
-    const recorder = new PayerRecorder({ record: (address) => written.push(address), delayMs: 60_000 });
-    recorder.schedule("0xaa");
+    const recorder = new PayerRecorder({ record: ({ payer }) => written.push(payer), delayMs: 60_000 });
+    recorder.schedule({ payer: "0xaa", contract: "0x1" });
     const idle = recorder.idle();
     recorder.stop();
     await idle;
-    recorder.schedule("0xbb");
+    recorder.schedule({ payer: "0xbb", contract: "0x1" });
     expect(recorder.pending).toBe(0);
     expect(written).toEqual([]);
   });
@@ -31,15 +31,15 @@ describe("PayerRecorder", () => {
     const lines: string[] = [];
     const written: string[] = [];
     const recorder = new PayerRecorder({
-      record: (address) => {
-        if (address === "0xbad") throw new Error("registry closed");
-        written.push(address);
+      record: ({ payer }) => {
+        if (payer === "0xbad") throw new Error("registry closed");
+        written.push(payer);
       },
       delayMs: 0,
       log: (line) => lines.push(line),
     });
-    recorder.schedule("0xbad");
-    recorder.schedule("0xaa");
+    recorder.schedule({ payer: "0xbad", contract: "0x1" });
+    recorder.schedule({ payer: "0xaa", contract: "0x1" });
     await recorder.idle();
     expect(written).toEqual(["0xaa"]);
     expect(lines).toContain("layer-2: recording 0xbad failed: registry closed");

@@ -3,7 +3,7 @@ import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { aliasClientScheme } from "../../src/dev/aliasClientScheme.js";
+import { aliasClientScheme } from "../../src/payer/aliasClientScheme.js";
 import { devAccount } from "../../src/dev/devAccounts.js";
 import { signTransferAuthorization } from "../../src/dev/signTransferAuthorization.js";
 import { startFacilitator } from "../../src/dev/startFacilitator.js";

@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,8 +71,48 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
     expect(await answer.text()).toBe('{"jsonrpc":"2.0","id":1,"result":["0x1"]}');
     expect(await post(node, estOuverte(OTHER))).toMatchObject({ json: { result: ["0x0"] } });
     expect(node.recorded()).toEqual([
-      { payer: PAYER.toLowerCase(), block: 1, recordedAt: expect.any(Number) as number },
+      {
+        contract: node.contract,
+        payer: PAYER.toLowerCase(),
+        block: 1,
+        recordedAt: expect.any(Number) as number,
+      },
     ]);
+  });
+
+  it("keeps one registry per resource: a payer recorded in one contract is 0x0 in another", async () => {
+    const node = await standIn();
+    const other = node.deployRegistry("GET /api/other");
+    expect(other).not.toBe(node.contract);
+    expect(node.deployRegistry("GET /api/other")).toBe(other); // the same address on every start
+    node.record(PAYER);
+    expect(await post(node, estOuverte(PAYER, "latest", other))).toMatchObject({ json: { result: ["0x0"] } });
+    node.record(OTHER, other);
+    expect(await post(node, estOuverte(OTHER, "latest", other))).toMatchObject({ json: { result: ["0x1"] } });
+    expect(await post(node, estOuverte(OTHER))).toMatchObject({ json: { result: ["0x0"] } });
+    // A layer-2 account (a felt wider than an EVM address) is recorded as itself.
+    const account = "0x4a1" + "b".repeat(58);
+    node.record(account, other);
+    expect(await post(node, estOuverte(account, "latest", other))).toMatchObject({
+      json: { result: ["0x1"] },
+    });
+    expect(() => node.record(PAYER, "0x0456abc")).toThrow(/no registry contract/);
+    expect(await post(node, estOuverte(PAYER, "latest", "0x0456abc"))).toMatchObject({
+      json: { error: { code: 20 } },
+    });
+  });
+
+  it("moves the payers of a file written before registries had contracts into the default one", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "standin-")), "layer2.sqlite");
+    const old = new Database(file);
+    old.exec(
+      "CREATE TABLE recorded (payer TEXT PRIMARY KEY, block INTEGER NOT NULL, recorded_at INTEGER NOT NULL)",
+    );
+    old.prepare("INSERT INTO recorded VALUES (?, 1, 0)").run(PAYER.toLowerCase());
+    old.close();
+    const node = await standIn(file);
+    expect(await post(node, estOuverte(PAYER))).toMatchObject({ json: { result: ["0x1"] } });
+    expect(node.record(OTHER)).toBe(2);
   });
 
   it("every answer of every method it serves matches the vendored OpenRPC document (results and errors)", async () => {
@@ -226,10 +267,11 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
   });
 
   it("never throws on any JSON body and always answers in JSON-RPC 2.0 envelopes (property)", () => {
-    const registry = new RecognitionRegistry(":memory:");
+    const registry = new RecognitionRegistry(":memory:", STAND_IN_REGISTRY_CONTRACT);
     const chain = {
       chainId: STAND_IN_CHAIN_ID,
       contract: STAND_IN_REGISTRY_CONTRACT,
+      registries: new Set([STAND_IN_REGISTRY_CONTRACT]),
       classHash: "0x1",
       accounts: new Map([[starknetDevAccount(0).address, starknetDevAccount(0).publicKey]]),
       accountClassHash: "0x2",
@@ -273,10 +315,11 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
       .map((bytes) => `0x${Buffer.from(bytes).toString("hex")}`);
     fc.assert(
       fc.property(fc.uniqueArray(address, { minLength: 2, maxLength: 6 }), (addresses) => {
-        const registry = new RecognitionRegistry(":memory:");
+        const registry = new RecognitionRegistry(":memory:", STAND_IN_REGISTRY_CONTRACT);
         const chain = {
           chainId: STAND_IN_CHAIN_ID,
           contract: STAND_IN_REGISTRY_CONTRACT,
+          registries: new Set([STAND_IN_REGISTRY_CONTRACT]),
           classHash: "0x1",
           accounts: new Map([[starknetDevAccount(0).address, starknetDevAccount(0).publicKey]]),
           accountClassHash: "0x2",
@@ -285,7 +328,8 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
         const ask = (payer: string) =>
           (answerStarknetRpc(estOuverte(payer), chain) as { result: string[] }).result[0];
         const [probe, ...recorded] = addresses;
-        for (const one of recorded) registry.record(`0x${one.slice(2).toUpperCase()}`);
+        for (const one of recorded)
+          registry.record(STAND_IN_REGISTRY_CONTRACT, `0x${one.slice(2).toUpperCase()}`);
         for (const one of recorded) expect(ask(one)).toBe("0x1");
         expect(ask(probe!)).toBe("0x0");
         expect(registry.blockNumber()).toBe(recorded.length);

@@ -4,7 +4,14 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev/startCborFacilitator.js";
 import { startCborTarget, type CborTarget } from "../support/cborTargets.js";
-import { fund, freshPayer, pay, receiptKeyOf, verifyReceipt } from "./independentClient/client.js";
+import {
+  fetchOffer,
+  fund,
+  freshPayer,
+  pay,
+  receiptKeyOf,
+  verifyReceipt,
+} from "./independentClient/client.js";
 import { payMasked } from "./independentClient/maskedClient.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -13,6 +20,8 @@ const srcDir = resolve(here, "../../src");
 const MERCHANT = "merchant:stranger";
 const PRICE = 2_500;
 const FUNDED = 10_000;
+/** 20 STRK (18 decimals): past 2^64 - 1, so a bignum (tag 2) on the wire. */
+const TWENTY_STRK = 20n * 10n ** 18n;
 
 let facilitator: RunningCborFacilitator;
 let target: CborTarget;
@@ -28,6 +37,7 @@ beforeAll(async () => {
       cbor: { merchantPseudonym: MERCHANT, facilitator: { url: facilitator.url } },
       routes: {
         "GET /quote": { cbor: { currency: "USDC", amount: String(PRICE) } },
+        "GET /strk": { cbor: { currency: "STRK", amount: String(TWENTY_STRK) } },
         "GET /sealed": {
           cbor: {
             currency: "USDC",
@@ -84,6 +94,25 @@ describe("a client written from docs/cbor.md alone (cborg + @noble, nothing from
     expect(facilitator.book.settlements()).toBe(settled + 1);
     expect(facilitator.book.payerBalance(funded.payer, "USDC")).toBe(BigInt(FUNDED - PRICE));
     expect(facilitator.merchantBalance(MERCHANT, "USDC")).toBe(merchantBefore + BigInt(PRICE));
+  });
+
+  it("pays a 20 STRK price (a bignum past 64 bits): offer, intent, funding and receipt carry tag 2", async () => {
+    const payer = freshPayer();
+    const funded = await fund(facilitator.url, payer.publicKey, "STRK", 25n * 10n ** 18n);
+    expect(funded.balance).toBe(25n * 10n ** 18n);
+    const offer = await fetchOffer(`${target.url}/strk`);
+    expect(offer.request.get("amount")).toBe(TWENTY_STRK);
+    // The offer's bytes hold the amount as tag 2 over 9 big-endian bytes, exactly as the docs show.
+    expect(Buffer.from(offer.bytes).toString("hex")).toContain("616d6f756e74c24901158e460913d00000");
+    const merchantBefore = facilitator.merchantBalance(MERCHANT, "STRK");
+
+    const paid = await pay(`${target.url}/strk`, payer, Math.floor(Date.now() / 1000));
+    expect(paid.status, paid.body).toBe(200);
+    expect(target.served("/strk")).toBe(1);
+    const claim = verifyReceipt(paid.receipt!, await receiptKeyOf(facilitator.url));
+    expect(claim![3]).toEqual(["STRK", TWENTY_STRK]);
+    expect(facilitator.book.payerBalance(funded.payer, "STRK")).toBe(5n * 10n ** 18n);
+    expect(facilitator.merchantBalance(MERCHANT, "STRK")).toBe(merchantBefore + TWENTY_STRK);
   });
 
   it("a receipt under another key, or with one salt changed, does not verify", async () => {

@@ -23,6 +23,11 @@ describe("parseOfferOption", () => {
     expect("option" in parsed && transferMethodOf(parsed.option)).toBe("eip3009");
   });
 
+  it("accepts exact-pq (the same EIP-3009 authorization as exact), keeping the scheme as offered", () => {
+    const option = { ...GOOD, scheme: "exact-pq" };
+    expect(parseOfferOption(option)).toEqual({ option });
+  });
+
   it.each<[string, unknown, RegExp]>([
     ["amount as a one-item array", { ...GOOD, amount: ["1000"] }, /^amount has the wrong type$/],
     ["amount as a number", { ...GOOD, amount: 1000 }, /^amount has the wrong type$/],
@@ -50,7 +55,8 @@ describe("parseOfferOption", () => {
       { ...GOOD, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" },
       /^network is not an EVM/,
     ],
-    ["another scheme", { ...GOOD, scheme: "upto" }, /^scheme is not exact$/],
+    ["another scheme", { ...GOOD, scheme: "upto" }, /^scheme is not exact or exact-pq$/],
+    ["a scheme in another case", { ...GOOD, scheme: "EXACT-PQ" }, /^scheme is not exact or exact-pq$/],
     ["extra as a string", { ...GOOD, extra: "permit2" }, /^extra has the wrong type$/],
     [
       "an unknown transfer method",

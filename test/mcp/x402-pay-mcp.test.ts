@@ -137,7 +137,7 @@ const USDC_ETHEREUM = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 
 // Each test spawns servers with tsx: slow on a loaded machine, so generous limits (no speed asserted).
 describe("x402-pay-mcp over stdio", { timeout: 120_000 }, () => {
-  it("lists exactly one tool, pay_for_resource, whose input is one URL", async () => {
+  it("lists exactly one tool, pay_for_resource, whose input is a URL and optionally a method, a body and its type", async () => {
     const mcp = await connectStdio(env());
     try {
       const { tools } = await mcp.client.listTools();
@@ -148,8 +148,9 @@ describe("x402-pay-mcp over stdio", { timeout: 120_000 }, () => {
         required: string[];
       };
       expect(schema.type).toBe("object");
-      expect(Object.keys(schema.properties)).toEqual(["url"]);
+      expect(Object.keys(schema.properties)).toEqual(["url", "method", "body", "contentType"]);
       expect(schema.properties.url!.type).toBe("string");
+      expect(schema.properties.body!.type).toBe("string");
       expect(schema.required).toEqual(["url"]);
       expect(tools[0]!.outputSchema?.type).toBe("object");
     } finally {

@@ -226,6 +226,7 @@ describe.each(PAYWALL_ADAPTERS)("x402 flow under $name", (adapter) => {
         amount: "1000",
         asset: APY.asset,
         network: "eip155:84532",
+        payTo: APY.payTo,
         route: "GET /api/apy",
         transaction: `0x${"ab".repeat(32)}`,
       });

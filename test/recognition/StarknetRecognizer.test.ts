@@ -144,10 +144,14 @@ describe("StarknetRecognizer", () => {
     expect((await failure(recognizer.isRecognized(PAYER))).kind).toBe("malformed");
   });
 
-  it("refuses a payer that is not an EVM address", async () => {
+  it("refuses a payer that is neither an EVM address nor a layer-2 account (a felt)", async () => {
     const recognizer = await recognizerFor(() => ["0x1"]);
-    await expect(recognizer.isRecognized("0x1234")).rejects.toThrow(RangeError);
+    for (const payer of ["1234", "0xzz", `0x${"f".repeat(64)}`, `0x${"1".repeat(65)}`, ""]) {
+      await expect(recognizer.isRecognized(payer), payer).rejects.toThrow(RangeError);
+    }
     expect(server!.requests).toEqual([]);
+    // A layer-2 account is asked as itself (a Starknet-signed CBOR payer is recorded so).
+    expect(await recognizer.isRecognized("0x04a1")).toBe(true);
   });
 
   it("refuses plain http except on loopback, and contracts that are not felts", () => {

@@ -43,9 +43,27 @@ describe("x402-gateway recognize", () => {
       code: 0,
       stdout: "0x1\n",
     });
+    // A layer-2 account (a felt wider than an EVM address), as a Starknet-signed CBOR payer is recorded.
+    const account = `0x0${"4a1".repeat(21)}`;
+    expect(await run([account, "--rpc", server.url, "--contract", CONTRACT])).toMatchObject({
+      code: 0,
+      stdout: "0x0\n",
+    });
+    expect(server.calls().at(-1)!.calldata).toEqual([`0x${"4a1".repeat(21)}`]);
+    // The endpoint itself, as npm start's banner prints the layer-2 node (with or without a final slash).
+    for (const endpoint of [`${server.url}/rpc/v0_10`, `${server.url}/rpc/v0_10/`]) {
+      expect(await run([KNOWN, "--rpc", endpoint, "--contract", CONTRACT, "--verbose"])).toMatchObject({
+        code: 0,
+        stdout: "0x1\n",
+        stderr: expect.stringContaining(`> POST ${server.url}/rpc/v0_10\n`),
+      });
+    }
     expect(server.calls().map((call) => [call.contractAddress, call.calldata])).toEqual([
       ["0x777", [KNOWN.toLowerCase()]],
       ["0x777", [UNKNOWN.toLowerCase()]],
+      ["0x777", [KNOWN.toLowerCase()]],
+      ["0x777", [`0x${"4a1".repeat(21)}`]],
+      ["0x777", [KNOWN.toLowerCase()]],
       ["0x777", [KNOWN.toLowerCase()]],
     ]);
   });
@@ -88,7 +106,9 @@ describe("x402-gateway recognize", () => {
       [],
       [KNOWN, "--contract", CONTRACT],
       [KNOWN, "--rpc-url", server.url],
-      ["0x1234", "--rpc-url", server.url, "--contract", CONTRACT],
+      ["1234", "--rpc-url", server.url, "--contract", CONTRACT],
+      ["0xnothex", "--rpc-url", server.url, "--contract", CONTRACT],
+      [`0x${"f".repeat(64)}`, "--rpc-url", server.url, "--contract", CONTRACT], // past the field prime
       [KNOWN, "--rpc-url", server.url, "--contract", "nope"],
       [KNOWN, "--rpc-url", "http://rpc.example.com", "--contract", CONTRACT],
       [KNOWN, "--rpc-url", server.url, "--contract", CONTRACT, "--timeout-ms", "soon"],

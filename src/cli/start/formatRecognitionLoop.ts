@@ -28,6 +28,8 @@ export interface RecognitionLoopOptions {
   layer2: Pick<RunningStarknetStandIn, "url" | "rpcUrl" | "contract">;
   recordDelayMs: number;
   adminToken: string;
+  /** The CBOR facilitator and the layer-2 account `npm run pay -- --cbor --signer starknet` pays as. */
+  cbor?: { facilitatorUrl: string; layerTwoAccount: string } | undefined;
 }
 
 /**
@@ -46,17 +48,35 @@ export function formatRecognitionLoop(options: RecognitionLoopOptions): string[]
   const seconds = recordDelayMs / 1000;
   const payload = { payer: payer.address, reason: "refund" };
   return [
-    `The seed's loop on ${route.key} (recognition on): pay once; the local facilitator records the payer`,
-    `on the layer-2 stand-in ${seconds} s after the settlement; from then on it signs in instead of paying.`,
+    `The seed's loop on ${route.key} (recognition on): pay once; the gateway records the payer in this route's`,
+    `registry on the layer-2 stand-in ${seconds} s after the payment (only for a payment of this route, to`,
+    `this payee, of at least its price); from then on it signs in instead of paying.`,
     "  1. Pay once:",
     `     ${key} npm run pay -- ${url}`,
     `  2. Ask the registry: 0x0 right after paying, 0x1 about ${seconds} s later (repeat it):`,
-    `     npm run -s x402-gateway -- recognize ${payer.address} --rpc ${layer2.url} --contract ${layer2.contract}`,
+    `     npm run -s x402-gateway -- recognize ${payer.address} --rpc ${layer2.rpcUrl} --contract ${layer2.contract}`,
     `     curl -s -X POST ${layer2.rpcUrl} -d '${starknetCallBody(1, layer2.contract, "est_ouverte", [payer.address])}'`,
     "  3. Sign in without paying (SIGN-IN-WITH-X with the same key; no PAYMENT-SIGNATURE is sent):",
     `     ${key} npm run pay -- --sign-in ${url}`,
+    ...cborLines(options, route.key, url),
     "  A refund drops the payer from recognition at once: revoke it at the admin endpoint (fresh token):",
     `     curl -s -X POST ${gatewayUrl}${options.config.admin.path}/revocations -H 'authorization: Bearer ${adminToken}' -H 'content-type: application/json' -d '${JSON.stringify(payload)}'`,
     "",
+  ];
+}
+
+/**
+ * The loop in application/x402+cbor, when the route has a CBOR offer: a Starknet-signed intent names the
+ * layer-2 account, which is recorded as itself (asked with the same recognize command).
+ */
+function cborLines(options: RecognitionLoopOptions, key: string, url: string): string[] {
+  const route = options.config.routes[key];
+  if (options.cbor === undefined || route === undefined || route.cbor === undefined) return [];
+  const { facilitatorUrl, layerTwoAccount } = options.cbor;
+  const { layer2 } = options;
+  return [
+    "  The same in application/x402+cbor, signed by the layer-2 dev account (recorded as that account):",
+    `     npm run pay -- --cbor ${url} --signer starknet --facilitator ${facilitatorUrl}`,
+    `     npm run -s x402-gateway -- recognize ${layerTwoAccount} --rpc ${layer2.rpcUrl} --contract ${layer2.contract}`,
   ];
 }

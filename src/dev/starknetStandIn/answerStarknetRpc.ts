@@ -6,11 +6,13 @@ import { verifyStarkKeySignature } from "../../signers/verifyStarkKeySignature.j
 import { EST_OUVERTE } from "../../recognition/StarknetRecognizer.js";
 import type { RecognitionRegistry } from "./RecognitionRegistry.js";
 
-/** What the stand-in answers from: its chain id, the registry contract's address and its state. */
+/** What the stand-in answers from: its chain id, the registry contracts' addresses and their state. */
 export interface StandInChain {
   chainId: string;
-  /** The registry contract's address, as a minimal felt. */
+  /** The default registry contract's address, as a minimal felt. */
   contract: string;
+  /** Every registry contract deployed (the default one included), as minimal felts: one per resource. */
+  registries: Set<string>;
   /** The class hash `starknet_getClassHashAt` answers for the registry contract. */
   classHash: string;
   registry: RecognitionRegistry;
@@ -65,7 +67,7 @@ const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: 
       resolveBlock(chain, p.block_id);
       const address = felt(p.contract_address, "contract_address");
       if (chain.accounts.has(address)) return chain.accountClassHash;
-      if (address !== chain.contract) throw new Refusal(CONTRACT_NOT_FOUND);
+      if (!chain.registries.has(address)) throw new Refusal(CONTRACT_NOT_FOUND);
       return chain.classHash;
     },
   },
@@ -84,12 +86,12 @@ const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: 
       const block = resolveBlock(chain, p.block_id);
       const accountKey = chain.accounts.get(contract);
       if (accountKey !== undefined) return isValidSignature(accountKey, selector, calldata);
-      if (contract !== chain.contract) throw new Refusal(CONTRACT_NOT_FOUND);
+      if (!chain.registries.has(contract)) throw new Refusal(CONTRACT_NOT_FOUND);
       if (selector !== EST_OUVERTE_SELECTOR) throw new Refusal(ENTRYPOINT_NOT_FOUND);
       if (calldata.length !== 1) {
         throw new Refusal(contractError(`est_ouverte takes 1 argument (payer), got ${calldata.length}`));
       }
-      return [chain.registry.isRecorded(calldata[0]!, block) ? "0x1" : "0x0"];
+      return [chain.registry.isRecorded(contract, calldata[0]!, block) ? "0x1" : "0x0"];
     },
   },
 };

@@ -7,13 +7,19 @@ export class CborTag {
 }
 
 /**
- * The subset of CBOR the x402+cbor profile speaks: integers (number when safe, else bigint), byte and
- * text strings, booleans, null, arrays, maps with text keys, tags 0 and 1. No floats, no undefined.
+ * The subset of CBOR the x402+cbor profile speaks: integers (number when safe, else bigint; unsigned
+ * ones up to {@link MAX_CBOR_UINT}, past 64 bits as tag 2 bignums on the wire), byte and text strings,
+ * booleans, null, arrays, maps with text keys, tags 0 and 1. No floats, no undefined.
  */
 export type CborValue =
   number | bigint | string | Uint8Array | boolean | null | CborValue[] | CborMap | CborTag;
 
 export type CborMap = Map<string, CborValue>;
+
+/** Largest unsigned integer of the profile: 2^256 − 1 (an amount of any ERC-20 or Starknet u256). */
+export const MAX_CBOR_UINT = 2n ** 256n - 1n;
+/** Bytes of the largest bignum (tag 2) content. */
+export const MAX_BIGNUM_BYTES = 32;
 
 /** Largest CBOR input decoded, in bytes (docs/cbor.md, "Decoder limits"). */
 export const MAX_CBOR_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
-import type { CborMap, CborValue } from "./CborValue.js";
+import { MAX_CBOR_UINT, type CborMap, type CborValue } from "./CborValue.js";
 import { encodeCanonical } from "./encodeCanonical.js";
 
 /**
@@ -44,7 +44,7 @@ export function decodeErrorBody(bytes: Uint8Array): ErrorBody {
 function plainValue(value: unknown): CborValue | undefined {
   if (typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value === "bigint") return value >= -(2n ** 64n) && value < 2n ** 64n ? value : undefined;
+  if (typeof value === "bigint") return value > -(2n ** 64n) && value <= MAX_CBOR_UINT ? value : undefined;
   if (Array.isArray(value) && value.every((item) => typeof item === "string"))
     return [...(value as string[])];
   return undefined;

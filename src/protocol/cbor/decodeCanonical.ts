@@ -1,6 +1,7 @@
 import { CborError } from "./CborError.js";
 import {
   CborTag,
+  MAX_BIGNUM_BYTES,
   MAX_CBOR_BYTES,
   MAX_CBOR_DEPTH,
   MAX_CBOR_ITEMS,
@@ -51,7 +52,9 @@ const MAJOR_NAME = [
  * the reader itself refuses inputs over `maxBytes` (before reading), another top-level type than
  * `expect` (at the first byte), more than `maxItems` items (at the head that announces them), nesting
  * deeper than 16, lengths past the input, indefinite lengths, non-shortest heads, floats, simple values
- * other than false/true/null, tags other than 0 and 1, non-text or unsorted or duplicate map keys,
+ * other than false/true/null, tags other than 0, 1 and 2, bignums (tag 2) that are not preferred
+ * serialization (a leading zero byte, a value that fits in 64 bits) or above 2^256 − 1, non-text or
+ * unsorted or duplicate map keys,
  * invalid UTF-8, trailing bytes. What it accepts re-encodes to exactly the input (canonicalCbor.test.ts).
  * A number as second argument is `maxBytes` (the older signature).
  */
@@ -251,12 +254,15 @@ class Reader {
     return map;
   }
 
-  private tag(depth: number, at: number): CborTag {
+  private tag(depth: number, at: number): CborTag | bigint {
     const number = this.big ?? this.arg;
-    if (number !== 0 && number !== 1)
+    if (number === 3)
+      throw new CborError("tag", "tag 3 (a negative bignum) is not used by this profile", `@${at}`);
+    if (number !== 0 && number !== 1 && number !== 2)
       throw new CborError("tag", `tag ${number} is not used by this profile`, `@${at}`);
     this.announce(1, at);
     const value = this.item(depth + 1);
+    if (number === 2) return bignum(value, at);
     if (number === 0) {
       if (typeof value !== "string" || !isDateTime(value)) {
         throw new CborError("tag", "tag 0 must hold a date-time such as 2026-01-31T12:00:00Z", `@${at}`);
@@ -268,6 +274,26 @@ class Reader {
     }
     return new CborTag(1, value);
   }
+}
+
+/**
+ * The unsigned integer a tag 2 holds, in preferred serialization only: big-endian bytes, no leading zero,
+ * more than 8 of them (a value that fits in 64 bits is a plain unsigned integer), at most 32.
+ */
+function bignum(value: CborValue, at: number): bigint {
+  if (!(value instanceof Uint8Array))
+    throw new CborError("tag", "tag 2 must hold a byte string (a bignum)", `@${at}`);
+  if (value.length > 0 && value[0] === 0)
+    throw new CborError("non_shortest", "a bignum with a leading zero byte", `@${at}`);
+  if (value.length <= 8)
+    throw new CborError(
+      "non_shortest",
+      "a bignum that fits in 64 bits (write it as an unsigned integer)",
+      `@${at}`,
+    );
+  if (value.length > MAX_BIGNUM_BYTES)
+    throw new CborError("out_of_range", "a bignum above 2^256 - 1", `@${at}`);
+  return BigInt(`0x${Buffer.from(value).toString("hex")}`);
 }
 
 /** `bytes[start..end)` as text when every byte is ASCII (valid UTF-8 as it is), else undefined. */

@@ -1,6 +1,6 @@
 import { Encoder, Tag } from "cbor-x";
 import { CborError } from "./CborError.js";
-import { CborTag, type CborValue } from "./CborValue.js";
+import { CborTag, MAX_CBOR_UINT, type CborValue } from "./CborValue.js";
 
 // cbor-x is not deterministic by default: no records, no tagged typed arrays, no float shortcuts,
 // map lengths written exactly. Key order and integer widths are fixed below, before it sees a value.
@@ -20,8 +20,10 @@ const TWO_64 = 2n ** 64n;
 
 /**
  * Deterministic CBOR (RFC 8949 §4.2.1) of `value`: shortest integers and lengths, definite lengths,
- * map keys sorted by their encoded bytes, no floats. Throws {@link CborError} for a value the profile
- * cannot carry (a fraction, an integer out of the 64-bit range, an unknown type).
+ * map keys sorted by their encoded bytes, no floats; an unsigned integer past 64 bits as a bignum (tag 2,
+ * its big-endian bytes without leading zeros: the preferred serialization). Throws {@link CborError} for
+ * a value the profile cannot carry (a fraction, an integer above 2^256 − 1 or below −2^64 + 1, an unknown
+ * type).
  */
 export function encodeCanonical(value: CborValue): Uint8Array {
   const encoded = encoder.encode(prepare(value, "$"));
@@ -63,9 +65,22 @@ function encodedKey(key: string): Uint8Array {
   return bytes;
 }
 
-/** cbor-x writes numbers below 2^32 in shortest form but widens bigints to 8 bytes: hand it the right one. */
-function integer(value: bigint, at: string): number | bigint {
-  // -2^64 is valid CBOR, but cbor-x writes it as a bignum: the profile stops one short.
-  if (value >= TWO_64 || value <= -TWO_64) throw new CborError("out_of_range", "integer outside 64 bits", at);
+/**
+ * cbor-x writes numbers below 2^32 in shortest form but widens bigints to 8 bytes: hand it the right one.
+ * Past 64 bits, the bignum is built here (tag 2 around the minimal big-endian bytes), not left to cbor-x.
+ */
+function integer(value: bigint, at: string): number | bigint | Tag {
+  if (value >= TWO_64) {
+    if (value > MAX_CBOR_UINT) throw new CborError("out_of_range", "integer above 2^256 - 1", at);
+    return new Tag(bignumBytes(value), 2);
+  }
+  // -2^64 is valid CBOR, but cbor-x writes it as a bignum: the profile stops one short (no tag 3).
+  if (value <= -TWO_64) throw new CborError("out_of_range", "negative integer outside 64 bits", at);
   return value < TWO_32 && value >= -TWO_32 ? Number(value) : value;
+}
+
+/** The big-endian bytes of `value` (> 0), the first one non-zero. */
+function bignumBytes(value: bigint): Uint8Array {
+  const hex = value.toString(16);
+  return Uint8Array.from(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, "hex"));
 }

@@ -20,9 +20,18 @@ export class Tagged {
   ) {}
 }
 
+const TWO_64 = 2n ** 64n;
+const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
+
 const tags: Array<(inner: unknown) => unknown> = [];
 tags[0] = (inner) => new Tagged(0, inner as string);
 tags[1] = (inner) => new Tagged(1, inner as number);
+// docs/cbor.md, "Wire format": past 2^64 - 1 an integer is tag 2 over its big-endian bytes, no leading zero.
+tags[2] = (inner) => {
+  const bytes = inner as Uint8Array;
+  if (bytes.length <= 8 || bytes[0] === 0) throw new Error("a bignum not in preferred serialization");
+  return BigInt(`0x${hexOf(bytes)}`);
+};
 
 export function cborDecode(bytes: Uint8Array): unknown {
   return decode(bytes, { tags, useMaps: true, rejectDuplicateMapKeys: true });
@@ -39,6 +48,13 @@ export function cborEncode(value: unknown): Uint8Array {
             ? new Token(Type.string, object.value)
             : new Token(Type.uint, object.value);
         return [new Token(Type.tag, object.tag), inner];
+      },
+      bigint: (value: unknown) => {
+        const n = value as bigint;
+        if (n < TWO_64) return null;
+        const digits = n.toString(16);
+        const bytes = Buffer.from(digits.length % 2 === 0 ? digits : `0${digits}`, "hex");
+        return [new Token(Type.tag, 2), new Token(Type.bytes, new Uint8Array(bytes))];
       },
     },
   });
@@ -127,8 +143,8 @@ export async function fund(
   facilitatorUrl: string,
   subject: Uint8Array,
   currency: string,
-  amount: number,
-): Promise<{ payer: string; balance: number }> {
+  amount: number | bigint,
+): Promise<{ payer: string; balance: number | bigint }> {
   const response = await fetch(`${facilitatorUrl}/fund`, {
     method: "POST",
     headers: { "content-type": CBOR_TYPE },
@@ -142,7 +158,7 @@ export async function fund(
   });
   if (response.status !== 200) throw new Error(`fund: ${response.status}`);
   const answer = cborDecode(new Uint8Array(await response.arrayBuffer())) as Map<string, unknown>;
-  return { payer: answer.get("payer") as string, balance: answer.get("balance") as number };
+  return { payer: answer.get("payer") as string, balance: answer.get("balance") as number | bigint };
 }
 
 /** `/supported`'s `receiptKey.publicKey`: base64 of the 32 raw Ed25519 key bytes. */
@@ -154,7 +170,7 @@ export async function receiptKeyOf(facilitatorUrl: string): Promise<Uint8Array> 
   return fromBase64(supported.receiptKey.publicKey);
 }
 
-export type ReceiptClaim = [Uint8Array, string, string, [string, number], Tagged, Uint8Array];
+export type ReceiptClaim = [Uint8Array, string, string, [string, number | bigint], Tagged, Uint8Array];
 
 /**
  * The receipt `{ claim, salts, signature, signer }`: c_i = SHA-256(salt_i ‖ CBOR of part i), the key

@@ -18,7 +18,8 @@ export interface PayCall {
 
 export interface PayMcpClient {
   client: Client;
-  pay(url: string): Promise<PayCall>;
+  /** Calls the tool with `url` and, when given, `method`, `body` and `contentType`. */
+  pay(url: string, request?: { method?: string; body?: string; contentType?: string }): Promise<PayCall>;
   /** What the server wrote on stderr so far (stdio servers only). */
   stderr(): string;
   /** The server's process id (stdio servers only). */
@@ -37,10 +38,14 @@ async function wrap(
     stderr,
     pid,
     close,
-    pay: async (url) => {
-      const result = await client.callTool({ name: "pay_for_resource", arguments: { url } }, undefined, {
-        timeout: 120_000,
-      });
+    pay: async (url, request = {}) => {
+      const result = await client.callTool(
+        { name: "pay_for_resource", arguments: { url, ...request } },
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
       const content = result.content as { type: string; text?: string }[];
       return {
         structured: result.structuredContent as Record<string, unknown>,

@@ -27,6 +27,11 @@ const VECTORS: Array<[string, CborValue, string]> = [
   ["1000000000000", 1000000000000, "1b000000e8d4a51000"],
   ["2^53-1", Number.MAX_SAFE_INTEGER, "1b001fffffffffffff"],
   ["2^64-1", 2n ** 64n - 1n, "1bffffffffffffffff"],
+  ["2^64 (the first bignum)", 2n ** 64n, "c249010000000000000000"],
+  ["20 STRK (20 * 10^18)", 20n * 10n ** 18n, "c24901158e460913d00000"],
+  ["2^128", 2n ** 128n, "c25101" + "00".repeat(16)],
+  ["2^256-1 (the largest)", 2n ** 256n - 1n, "c25820" + "ff".repeat(32)],
+  ["a bignum in a map", map([["amount", 2n ** 72n]]), "a166616d6f756e74c24a01" + "00".repeat(9)],
   ["-1", -1, "20"],
   ["-10", -10, "29"],
   ["-24", -24, "37"],
@@ -146,7 +151,21 @@ const HOSTILE: Array<[string, string, CborError["problem"]]> = [
   ["undefined", "f7", "simple_value"],
   ["simple value 16", "f0", "simple_value"],
   ["extended simple value", "f820", "simple_value"],
-  ["bignum tag 2", "c249010000000000000000", "tag"],
+  ["bignum 2^64 with a leading zero byte", "c24a00010000000000000000", "non_shortest"],
+  ["bignum 2^64-1 (fits in 64 bits)", "c248ffffffffffffffff", "non_shortest"],
+  ["bignum 1 (fits in 64 bits)", "c24101", "non_shortest"],
+  ["bignum 0, empty bytes", "c240", "non_shortest"],
+  ["bignum of a single zero byte", "c24100", "non_shortest"],
+  ["bignum 2^256 (33 bytes)", "c2582101" + "00".repeat(32), "out_of_range"],
+  ["bignum of 33 bytes with a leading zero", "c25821" + "00" + "ff".repeat(32), "non_shortest"],
+  ["bignum over text", "c269616263646566676869", "tag"],
+  ["bignum over an integer", "c21b0001000000000000", "tag"],
+  ["bignum holding a bignum", "c2c249010000000000000000", "tag"],
+  ["bignum length not shortest", "c2580901" + "00".repeat(8), "non_shortest"],
+  ["bignum cut short", "c24901000000", "truncated"],
+  ["negative bignum tag 3", "c349010000000000000000", "tag"],
+  ["negative bignum tag 3 of a small value", "c34101", "tag"],
+  ["tag 1 over a bignum", "c1c249010000000000000000", "tag"],
   ["tag 32 (URI)", "d8206161", "tag"],
   ["tag 0 over an integer", "c001", "tag"],
   ["tag 0 over a date without time", "c06a323031332d30332d3231", "tag"],
@@ -192,7 +211,8 @@ describe("canonical CBOR: hostile corpus", () => {
   it("the encoder refuses what the profile cannot carry", () => {
     expect(() => encodeCanonical(1.5)).toThrow(expect.objectContaining({ problem: "float" }));
     expect(() => encodeCanonical(Number.NaN)).toThrow(expect.objectContaining({ problem: "float" }));
-    expect(() => encodeCanonical(2n ** 64n)).toThrow(expect.objectContaining({ problem: "out_of_range" }));
+    expect(() => encodeCanonical(2n ** 256n)).toThrow(expect.objectContaining({ problem: "out_of_range" }));
+    expect(() => encodeCanonical(-(2n ** 64n))).toThrow(expect.objectContaining({ problem: "out_of_range" }));
     expect(() => encodeCanonical(undefined as unknown as CborValue)).toThrow(CborError);
   });
 });
@@ -209,6 +229,8 @@ const cborValue: fc.Arbitrary<CborValue> = fc.letrec<{ value: CborValue }>((tie)
     fc
       .bigInt({ min: -(2n ** 64n) + 1n, max: 2n ** 64n - 1n })
       .filter((n) => n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER)),
+    fc.bigInt({ min: 2n ** 64n, max: 2n ** 256n - 1n }),
+    fc.integer({ min: 64, max: 255 }).map((power) => 2n ** BigInt(power)),
     fc.string({ unit: "grapheme", maxLength: 40 }),
     fc.uint8Array({ maxLength: 40 }),
     fc.boolean(),
@@ -231,6 +253,44 @@ describe("canonical CBOR: properties", () => {
         expect(decoded).toEqual(value);
         expect(hex(encodeCanonical(decoded))).toBe(hex(encoded));
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("an integer above 64 bits is always a bignum of 9 to 32 bytes, the first non-zero", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 2n ** 64n, max: 2n ** 256n - 1n }), (value) => {
+        const encoded = encodeCanonical(value);
+        expect(encoded[0]).toBe(0xc2);
+        const content = decodeCanonical(encoded.subarray(1)) as Uint8Array;
+        expect(content.length).toBeGreaterThanOrEqual(9);
+        expect(content.length).toBeLessThanOrEqual(32);
+        expect(content[0]).not.toBe(0);
+        expect(BigInt(`0x${hex(content)}`)).toBe(value);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("bignums with leading zeros or of values within 64 bits are refused, whatever the value", () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+        fc.integer({ min: 0, max: 3 }),
+        (value, zeros) => {
+          const digits = value.toString(16);
+          const minimal = value === 0n ? "" : digits.length % 2 === 0 ? digits : `0${digits}`;
+          const content = bytes("00".repeat(zeros) + minimal);
+          const encoded = new Uint8Array([0xc2, ...encodeCanonical(content)]);
+          const canonical = zeros === 0 && value >= 2n ** 64n;
+          if (canonical) expect(decodeCanonical(encoded)).toBe(value);
+          else if (content.length > 32) expect(() => decodeCanonical(encoded)).toThrow(CborError);
+          else
+            expect(() => decodeCanonical(encoded)).toThrow(
+              expect.objectContaining({ problem: "non_shortest" }),
+            );
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -123,8 +123,11 @@ const HOSTILE: Array<[string, string, DecodeOptions, CborError["problem"], strin
   ["a byte-string key", "a1416101", {}, "key_type", "@1"],
   ["a map as a key", "a1a001", {}, "key_type", "@1"],
   ["an integer key after a good one", "a261610100f6", {}, "key_type", "@4"],
-  // Tags: only 0 (a date-time) and 1 (unsigned seconds).
-  ["bignum (tag 2)", "c249010000000000000000", {}, "tag", "@0"],
+  // Tags: only 0 (a date-time), 1 (unsigned seconds) and 2 (a bignum past 64 bits, preferred form).
+  ["bignum (tag 2) of 2^64-1", "c248ffffffffffffffff", {}, "non_shortest", "@0"],
+  ["bignum (tag 2) with a leading zero", "c24a00010000000000000000", {}, "non_shortest", "@0"],
+  ["bignum (tag 2) past 2^256-1", "c2582101" + "00".repeat(32), {}, "out_of_range", "@0"],
+  ["negative bignum (tag 3)", "c349010000000000000000", {}, "tag", "@0"],
   ["self-described CBOR (tag 55799)", "d9d9f7a0", {}, "tag", "@0"],
   ["tag 2^64-1", "dbffffffffffffffff00", {}, "tag", "@0"],
   ["tag 1 over tag 1", "c1c100", {}, "tag", "@0"],
