@@ -5,7 +5,7 @@ import { createProxyMiddleware } from "http-proxy-middleware";
 import { pino, type Logger } from "pino";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import type { FacilitatorClient } from "@x402/core/server";
+import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
 import { gatewayConfigSchema } from "../src/config/gatewayConfigSchema.js";
 import type { Facilitator } from "../src/facilitator/Facilitator.js";
 import { x402 } from "../src/adapters/express.js";
@@ -34,6 +34,10 @@ export interface ContenderOptions {
   log?: "stdout" | "silent";
   /** The instant facilitator's settlement takes this long instead (to hold responses). */
   settleDelayMs?: number;
+  /** Reach the facilitator over HTTP at this URL (the `facilitator` contender, in its own process). */
+  facilitatorUrl?: string;
+  /** The payment ledger: Redis at this URL (under a fresh key prefix), instead of in memory. */
+  redisUrl?: string;
 }
 
 type Start = (options: ContenderOptions) => Promise<RunningContender>;
@@ -88,6 +92,43 @@ const instantFacilitatorClient = {
   }),
   getSupported: async () => SUPPORTED,
 } as unknown as FacilitatorClient;
+
+/** The instant facilitator's HTTP API: `/verify`, `/settle`, `/supported`, each answered at once in JSON. */
+function instantFacilitatorServer(): RequestListener {
+  const supported = JSON.stringify(SUPPORTED);
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const send = (body: string) => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      };
+      if (req.url?.endsWith("/supported")) return send(supported);
+      const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        paymentPayload: { payload: Record<string, unknown> };
+        paymentRequirements: { network: string };
+      };
+      const payer = payerOf(request.paymentPayload);
+      if (req.url?.endsWith("/verify")) return send(JSON.stringify({ isValid: true, payer }));
+      if (req.url?.endsWith("/settle"))
+        return send(
+          JSON.stringify({
+            success: true,
+            transaction: TRANSACTION,
+            network: request.paymentRequirements.network,
+            payer,
+          }),
+        );
+      res.writeHead(404).end();
+    });
+  };
+}
+
+/** A Redis ledger under a key prefix of its own (the bench's payments are reused from run to run). */
+function redisLedger(url: string) {
+  return { type: "redis" as const, url, keyPrefix: `x402:bench:${process.pid}:${Date.now()}:` };
+}
 
 async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
@@ -171,9 +212,15 @@ export const contenders = {
     return serve(app);
   },
 
+  /** The instant facilitator as an HTTP server, for the paid scenarios that reach it over HTTP. */
+  facilitator: async () => serve(instantFacilitatorServer()),
+
   /** The official `@x402/express` middleware with the exact EVM scheme, on the same route and price. */
-  official: async () => {
-    const server = new x402ResourceServer(instantFacilitatorClient).register(NETWORK, new ExactEvmScheme());
+  official: async ({ facilitatorUrl }) => {
+    const client = facilitatorUrl
+      ? new HTTPFacilitatorClient({ url: facilitatorUrl })
+      : instantFacilitatorClient;
+    const server = new x402ResourceServer(client).register(NETWORK, new ExactEvmScheme());
     const app = express();
     app.disable("x-powered-by");
     app.use(
@@ -192,18 +239,33 @@ export const contenders = {
   },
 
   /** This project's `x402()` in a bare Express app. */
-  x402: async () => {
+  x402: async ({ facilitatorUrl, redisUrl }) => {
     const app = express();
     app.disable("x-powered-by");
-    app.use(x402({ facilitator: instantFacilitator, payTo: PAY_TO, network: NETWORK, routes }));
+    app.use(
+      x402({
+        facilitator: facilitatorUrl ? { url: facilitatorUrl } : instantFacilitator,
+        payTo: PAY_TO,
+        network: NETWORK,
+        routes,
+        ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
+      }),
+    );
     app.get(ROUTE, answer);
     return serve(app);
   },
 
   /** `x402-gateway serve`'s app in front of the upstream, with its access log, metrics and helmet on. */
-  gateway: async ({ upstreamUrl = "http://127.0.0.1:9", log = "stdout", settleDelayMs }) => {
+  gateway: async ({
+    upstreamUrl = "http://127.0.0.1:9",
+    log = "stdout",
+    settleDelayMs,
+    facilitatorUrl,
+    redisUrl,
+  }) => {
     const config = gatewayConfigSchema.parse({
-      facilitator: { url: "http://127.0.0.1:9" },
+      facilitator: { url: facilitatorUrl ?? "http://127.0.0.1:9" },
+      ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
       payTo: PAY_TO,
       network: NETWORK,
       routes,
@@ -213,7 +275,10 @@ export const contenders = {
     });
     const logger = log === "stdout" ? createGatewayLogger("info") : silent();
     const facilitator = settleDelayMs ? slowSettling(settleDelayMs) : instantFacilitator;
-    const gateway = createGateway(config, { logger, paywallOverrides: { facilitator } });
+    const gateway = createGateway(config, {
+      logger,
+      ...(facilitatorUrl ? {} : { paywallOverrides: { facilitator } }),
+    });
     const running = await gateway.listen();
     return { url: running.url, close: () => running.close() };
   },

@@ -21,8 +21,12 @@ afterAll(async () => {
   for (const contender of running.reverse()) await contender.close();
 });
 
-async function start(name: ContenderName, upstreamUrl?: string): Promise<string> {
-  const contender = await contenders[name]({ upstreamUrl, log: "silent" });
+async function start(
+  name: ContenderName,
+  upstreamUrl?: string,
+  options: { facilitatorUrl?: string; redisUrl?: string } = {},
+): Promise<string> {
+  const contender = await contenders[name]({ upstreamUrl, log: "silent", ...options });
   running.push(contender);
   return contender.url;
 }
@@ -89,6 +93,31 @@ describe("bench harness", () => {
       expect(paid.status).toBe(200);
       expect(await paid.text()).toBe(UPSTREAM_BODY);
       expect(paid.headers.get("payment-response")).not.toBeNull();
+    },
+  );
+
+  it.each([
+    ["official", {}],
+    ["x402", {}],
+    ["gateway", {}],
+    ["x402", { redis: true }],
+    ["gateway", { redis: true }],
+  ] as const)(
+    "%s %o pays through the instant facilitator over HTTP (scenario 11), and refuses the same payment twice",
+    async (name, { redis }) => {
+      const facilitatorUrl = await start("facilitator");
+      const upstreamUrl = await start("upstream");
+      const redisUrl = redis ? (process.env.REDIS_URL ?? "redis://127.0.0.1:6379") : undefined;
+      const url = await start(name, upstreamUrl, { facilitatorUrl, ...(redisUrl ? { redisUrl } : {}) });
+      const header = paymentHeader(await offerFrom(url), payments[3] as SignedPayload);
+      const paid = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
+      expect(paid.status).toBe(200);
+      expect(await paid.text()).toBe(UPSTREAM_BODY);
+      expect(paid.headers.get("payment-response")).not.toBeNull();
+      if (name === "official") return; // the official keeps no ledger: its facilitator refuses replays
+      const again = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
+      expect(again.status).not.toBe(200);
+      await again.arrayBuffer();
     },
   );
 
