@@ -97,9 +97,9 @@ describe("bench harness", () => {
   );
 
   it.each([
-    ["official", {}],
-    ["x402", {}],
-    ["gateway", {}],
+    ["official", { redis: false }],
+    ["x402", { redis: false }],
+    ["gateway", { redis: false }],
     ["x402", { redis: true }],
     ["gateway", { redis: true }],
   ] as const)(
