@@ -81,13 +81,13 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
   }
 
   verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
-    const body = { x402Version: 2, paymentPayload, paymentRequirements };
+    const body = requestBody(paymentPayload, paymentRequirements);
     return this.withOneRetry(() => this.call("verify", verifyResponseSchema, body));
   }
 
   /** Never retried: a second settle could move money twice. */
   settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
-    return this.call("settle", settleResponseSchema, { x402Version: 2, paymentPayload, paymentRequirements });
+    return this.call("settle", settleResponseSchema, requestBody(paymentPayload, paymentRequirements));
   }
 
   supported(): Promise<SupportedResponse> {
@@ -104,12 +104,9 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     }
   }
 
-  private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: unknown): Promise<T> {
-    const { response, reply } = await this.send(
-      endpoint,
-      "application/json",
-      body === undefined ? undefined : JSON.stringify(body),
-    );
+  /** `body`: the request's JSON text. */
+  private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: string): Promise<T> {
+    const { response, reply } = await this.send(endpoint, "application/json", body);
     const parsed = schema.safeParse(parseJson(reply.toString("utf8")));
     if (parsed.success) return parsed.data;
     throw this.refused(
@@ -257,6 +254,23 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     if (headers === undefined) return {};
     return typeof headers === "function" ? headers(endpoint) : headers;
   }
+}
+
+/**
+ * The JSON text of each requirements object sent so far: a route's requirements are built once and
+ * never changed, so they are serialised once rather than on every verify and settle (a route priced by
+ * a function builds new ones per request, which this then holds only as long as they live).
+ */
+const requirementsJson = new WeakMap<PaymentRequirements, string>();
+
+/** `{ x402Version: 2, paymentPayload, paymentRequirements }` as JSON text. */
+function requestBody(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): string {
+  let requirements = requirementsJson.get(paymentRequirements);
+  if (requirements === undefined) {
+    requirements = JSON.stringify(paymentRequirements);
+    requirementsJson.set(paymentRequirements, requirements);
+  }
+  return `{"x402Version":2,"paymentPayload":${JSON.stringify(paymentPayload)},"paymentRequirements":${requirements}}`;
 }
 
 function parseJson(text: string): unknown {

@@ -141,4 +141,33 @@ describe("HttpFacilitator's default transport fails as fetch does", () => {
       details: { endpoint: "settle", reason: "unreachable" },
     });
   });
+
+  it("sends { x402Version: 2, paymentPayload, paymentRequirements } as JSON on every call, requirements serialised once", async () => {
+    const bodies: string[] = [];
+    const own = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        bodies.push(Buffer.concat(chunks).toString("utf8"));
+        (behaviours.ok as Behaviour)(req, res);
+      });
+    });
+    await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    try {
+      const facilitator = new HttpFacilitator({
+        url: `http://127.0.0.1:${(own.address() as AddressInfo).port}`,
+      });
+      const requirements = usdcRequirements("1000");
+      const payments = [evmPayment(requirements), evmPayment(requirements)];
+      await facilitator.verify(payments[0]!, requirements);
+      await facilitator.settle(payments[1]!, requirements);
+      expect(bodies.map((body) => JSON.parse(body) as unknown)).toEqual([
+        { x402Version: 2, paymentPayload: payments[0], paymentRequirements: requirements },
+        { x402Version: 2, paymentPayload: payments[1], paymentRequirements: requirements },
+      ]);
+    } finally {
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
+    }
+  });
 });
