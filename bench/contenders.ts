@@ -13,6 +13,9 @@ import { encodeBase64Json } from "../src/protocol/base64Json.js";
 import type { PaymentPayload, PaymentRequirements } from "../src/protocol/schemas.js";
 import { createGateway } from "../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../src/gateway/createGatewayLogger.js";
+import { createHash } from "node:crypto";
+import { createSigningKey } from "../src/protocol/cbor/signatures.js";
+import { startCborFacilitator } from "../src/dev/startCborFacilitator.js";
 
 /** The one priced route every contender serves, and what it costs. */
 export const ROUTE = "/api/weather";
@@ -38,7 +41,19 @@ export interface ContenderOptions {
   facilitatorUrl?: string;
   /** The payment ledger: Redis at this URL (under a fresh key prefix), instead of in memory. */
   redisUrl?: string;
+  /** The priced route also takes CBOR payments, settled by the CBOR facilitator at this URL. */
+  cborFacilitatorUrl?: string;
 }
+
+/** The merchant's name on CBOR offers, and what a CBOR payment of the route costs (0.001 USDC). */
+const MERCHANT = "merchant:bench";
+const CBOR_PRICE = { currency: "USDC" as const, amount: "1000" };
+/** The CBOR payer: a derived test key (never of value), with an account at the bench's CBOR facilitator. */
+export const benchCborPayer = () =>
+  createSigningKey(
+    "ed25519",
+    new Uint8Array(createHash("sha256").update("x402-gateway bench cbor payer").digest()),
+  );
 
 type Start = (options: ContenderOptions) => Promise<RunningContender>;
 
@@ -148,6 +163,9 @@ async function serve(handler: RequestListener): Promise<RunningContender> {
 }
 
 const routes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather" } };
+/** The same route, taking CBOR payments too. */
+const cborRoutes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather", cbor: CBOR_PRICE } };
+const cborSettings = (url: string) => ({ merchantPseudonym: MERCHANT, facilitator: { url } });
 
 function answer(_req: express.Request, res: express.Response): void {
   res.type("application/json").send(UPSTREAM_BODY);
@@ -215,6 +233,14 @@ export const contenders = {
   /** The instant facilitator as an HTTP server, for the paid scenarios that reach it over HTTP. */
   facilitator: async () => serve(instantFacilitatorServer()),
 
+  /** The local CBOR facilitator (real Ed25519 checks, books in memory), the bench payer's account funded. */
+  "cbor-facilitator": async () => {
+    const running = await startCborFacilitator({
+      accounts: [{ publicKey: benchCborPayer().publicKey, balances: { USDC: 10n ** 15n } }],
+    });
+    return { url: running.url, close: () => running.stop() };
+  },
+
   /** The official `@x402/express` middleware with the exact EVM scheme, on the same route and price. */
   official: async ({ facilitatorUrl }) => {
     const client = facilitatorUrl
@@ -239,7 +265,7 @@ export const contenders = {
   },
 
   /** This project's `x402()` in a bare Express app. */
-  x402: async ({ facilitatorUrl, redisUrl }) => {
+  x402: async ({ facilitatorUrl, redisUrl, cborFacilitatorUrl }) => {
     const app = express();
     app.disable("x-powered-by");
     app.use(
@@ -247,8 +273,9 @@ export const contenders = {
         facilitator: facilitatorUrl ? { url: facilitatorUrl } : instantFacilitator,
         payTo: PAY_TO,
         network: NETWORK,
-        routes,
+        routes: cborFacilitatorUrl ? cborRoutes : routes,
         ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
+        ...(cborFacilitatorUrl ? { cbor: cborSettings(cborFacilitatorUrl) } : {}),
       }),
     );
     app.get(ROUTE, answer);
@@ -262,13 +289,15 @@ export const contenders = {
     settleDelayMs,
     facilitatorUrl,
     redisUrl,
+    cborFacilitatorUrl,
   }) => {
     const config = gatewayConfigSchema.parse({
       facilitator: { url: facilitatorUrl ?? "http://127.0.0.1:9" },
       ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
+      ...(cborFacilitatorUrl ? { cbor: cborSettings(cborFacilitatorUrl) } : {}),
       payTo: PAY_TO,
       network: NETWORK,
-      routes,
+      routes: cborFacilitatorUrl ? cborRoutes : routes,
       listen: { host: "127.0.0.1", port: 0 },
       upstreams: [{ prefix: "/", url: upstreamUrl }],
       limits: { drainTimeoutMs: 0 },

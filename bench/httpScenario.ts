@@ -1,6 +1,9 @@
 import { decodeBase64Json } from "../src/protocol/base64Json.js";
 import type { PaymentRequirements } from "../src/protocol/schemas.js";
+import { createCborPayment } from "../src/payer/createCborPayment.js";
+import { CBOR_MEDIA_TYPE } from "../src/protocol/cbor/profile.js";
 import {
+  benchCborPayer,
   paymentHeader,
   type ContenderName,
   type ContenderOptions,
@@ -36,6 +39,11 @@ export interface HttpScenario {
   upstream: boolean;
   /** Each request carries a distinct pre-signed payment. */
   paid: boolean;
+  /**
+   * `cbor`: the payments are CBOR intents (POST retries in `application/x402+cbor`), signed in this process
+   * against the contender's current offer before each run; the route's CBOR facilitator runs in its own process.
+   */
+  format?: "json" | "cbor";
   /** The facilitator runs in its own process and every contender reaches it over HTTP. */
   facilitator?: boolean;
   targets: HttpTarget[];
@@ -52,6 +60,29 @@ const fixed = (value: number, digits = 0) =>
 /** Paired ratio: the median over rounds of (contender's req/s ÷ the other's in the same round). */
 export function pairedRatio(a: LoadResult[], b: LoadResult[]): number {
   return median(a.map((round, index) => round.rps / (b[index]?.rps ?? Number.NaN)));
+}
+
+const CBOR_RETRY_HEADERS = {
+  accept: `${CBOR_MEDIA_TYPE}, application/json;q=0.5`,
+  "content-type": CBOR_MEDIA_TYPE,
+};
+/** CBOR intents must differ: each is signed for its own second (one payer key, one clock for every contender). */
+let cborSecond = Math.floor(Date.now() / 1000);
+
+/**
+ * `count` CBOR payments of `url`'s current offer, signed now (an offer lives until the end of its minute,
+ * plus the facilitator's skew), handed out one per request; past `count`, signed as asked for.
+ */
+async function cborPayments(url: string, count: number): Promise<() => Record<string, string>> {
+  const response = await fetch(url, { headers: { accept: CBOR_RETRY_HEADERS.accept } });
+  const offer = response.headers.get("payment-required");
+  await response.arrayBuffer();
+  if (offer === null) throw new Error(`${url} answered ${response.status} without PAYMENT-REQUIRED`);
+  const key = benchCborPayer();
+  const sign = () => createCborPayment({ offer, key, now: () => cborSecond++ * 1000 }).header;
+  const headers = Array.from({ length: count }, sign);
+  let cursor = 0;
+  return () => ({ "payment-signature": headers[cursor++] ?? sign() });
 }
 
 async function offerOf(url: string): Promise<{ resource?: unknown; accepts: PaymentRequirements[] }> {
@@ -112,6 +143,13 @@ async function measureHttpScenario(
       started.push(facilitator);
       facilitatorUrl = facilitator.url;
     }
+    const cbor = scenario.format === "cbor";
+    let cborFacilitatorUrl: string | undefined;
+    if (cbor) {
+      const facilitator = await startServer("cbor-facilitator");
+      started.push(facilitator);
+      cborFacilitatorUrl = facilitator.url;
+    }
     const ids = scenario.contenders.map(idOf);
     const servers = new Map<string, ServerProcess>();
     for (const entry of scenario.contenders) {
@@ -119,16 +157,16 @@ async function measureHttpScenario(
       const [name, own] = typeof entry === "string" ? [entry, {}] : [entry.contender, entry.options];
       const server = await startServer(
         name,
-        { upstreamUrl, facilitatorUrl, ...own },
+        { upstreamUrl, facilitatorUrl, cborFacilitatorUrl, ...own },
         settings.profile === id,
       );
       started.push(server);
       servers.set(id, server);
     }
-    const payments = scenario.paid ? await pool() : [];
+    const payments = scenario.paid && !cbor ? await pool() : [];
     const exhausted = new Set<string>();
     const headerSources = new Map<string, () => Record<string, string>>();
-    if (scenario.paid) {
+    if (scenario.paid && !cbor) {
       for (const [name, server] of servers) {
         const offer = await offerOf(server.url + scenario.path);
         const headers = payments.map((signed) => paymentHeader(offer, signed));
@@ -142,14 +180,18 @@ async function measureHttpScenario(
         });
       }
     }
-    const run = (name: string, seconds: number) =>
-      load({
-        url: (servers.get(name) as ServerProcess).url + scenario.path,
+    const run = async (name: string, seconds: number) => {
+      const url = (servers.get(name) as ServerProcess).url + scenario.path;
+      if (cbor) headerSources.set(name, await cborPayments(url, seconds * 1_500));
+      return load({
+        url,
         connections: settings.connections,
         seconds,
         expectStatus: scenario.expectStatus,
         nextHeaders: headerSources.get(name),
+        ...(cbor ? { method: "POST" as const, headers: CBOR_RETRY_HEADERS } : {}),
       });
+    };
 
     for (const name of ids) await run(name, settings.warmupSeconds);
     const rounds = new Map<string, LoadResult[]>(ids.map((name) => [name, []]));

@@ -70,6 +70,21 @@ const HTTP_SCENARIOS: HttpScenario[] = [
     ],
   },
   {
+    id: "12",
+    title:
+      "CBOR paid path over HTTP: a distinct CBOR intent per request (POST retry), the local CBOR facilitator in its own process",
+    contenders: ["x402", "gateway"],
+    floor: "x402",
+    path: ROUTE,
+    expectStatus: 200,
+    upstream: true,
+    paid: true,
+    facilitator: true,
+    format: "cbor",
+    labels,
+    targets: [],
+  },
+  {
     id: "3",
     title: "Free proxied path: GET of an unpriced path, forwarded to a local upstream",
     contenders: ["express-hpm", "gateway"],
