@@ -5,7 +5,7 @@ import { createProxyMiddleware } from "http-proxy-middleware";
 import { pino, type Logger } from "pino";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import type { FacilitatorClient } from "@x402/core/server";
+import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
 import { gatewayConfigSchema } from "../src/config/gatewayConfigSchema.js";
 import type { Facilitator } from "../src/facilitator/Facilitator.js";
 import { x402 } from "../src/adapters/express.js";
@@ -13,6 +13,9 @@ import { encodeBase64Json } from "../src/protocol/base64Json.js";
 import type { PaymentPayload, PaymentRequirements } from "../src/protocol/schemas.js";
 import { createGateway } from "../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../src/gateway/createGatewayLogger.js";
+import { createHash } from "node:crypto";
+import { createSigningKey } from "../src/protocol/cbor/signatures.js";
+import { startCborFacilitator } from "../src/dev/startCborFacilitator.js";
 
 /** The one priced route every contender serves, and what it costs. */
 export const ROUTE = "/api/weather";
@@ -34,7 +37,23 @@ export interface ContenderOptions {
   log?: "stdout" | "silent";
   /** The instant facilitator's settlement takes this long instead (to hold responses). */
   settleDelayMs?: number;
+  /** Reach the facilitator over HTTP at this URL (the `facilitator` contender, in its own process). */
+  facilitatorUrl?: string;
+  /** The payment ledger: Redis at this URL (under a fresh key prefix), instead of in memory. */
+  redisUrl?: string;
+  /** The priced route also takes CBOR payments, settled by the CBOR facilitator at this URL. */
+  cborFacilitatorUrl?: string;
 }
+
+/** The merchant's name on CBOR offers, and what a CBOR payment of the route costs (0.001 USDC). */
+const MERCHANT = "merchant:bench";
+const CBOR_PRICE = { currency: "USDC" as const, amount: "1000" };
+/** The CBOR payer: a derived test key (never of value), with an account at the bench's CBOR facilitator. */
+export const benchCborPayer = () =>
+  createSigningKey(
+    "ed25519",
+    new Uint8Array(createHash("sha256").update("x402-gateway bench cbor payer").digest()),
+  );
 
 type Start = (options: ContenderOptions) => Promise<RunningContender>;
 
@@ -89,6 +108,43 @@ const instantFacilitatorClient = {
   getSupported: async () => SUPPORTED,
 } as unknown as FacilitatorClient;
 
+/** The instant facilitator's HTTP API: `/verify`, `/settle`, `/supported`, each answered at once in JSON. */
+function instantFacilitatorServer(): RequestListener {
+  const supported = JSON.stringify(SUPPORTED);
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const send = (body: string) => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      };
+      if (req.url?.endsWith("/supported")) return send(supported);
+      const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        paymentPayload: { payload: Record<string, unknown> };
+        paymentRequirements: { network: string };
+      };
+      const payer = payerOf(request.paymentPayload);
+      if (req.url?.endsWith("/verify")) return send(JSON.stringify({ isValid: true, payer }));
+      if (req.url?.endsWith("/settle"))
+        return send(
+          JSON.stringify({
+            success: true,
+            transaction: TRANSACTION,
+            network: request.paymentRequirements.network,
+            payer,
+          }),
+        );
+      res.writeHead(404).end();
+    });
+  };
+}
+
+/** A Redis ledger under a key prefix of its own (the bench's payments are reused from run to run). */
+function redisLedger(url: string) {
+  return { type: "redis" as const, url, keyPrefix: `x402:bench:${process.pid}:${Date.now()}:` };
+}
+
 async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -107,6 +163,9 @@ async function serve(handler: RequestListener): Promise<RunningContender> {
 }
 
 const routes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather" } };
+/** The same route, taking CBOR payments too. */
+const cborRoutes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather", cbor: CBOR_PRICE } };
+const cborSettings = (url: string) => ({ merchantPseudonym: MERCHANT, facilitator: { url } });
 
 function answer(_req: express.Request, res: express.Response): void {
   res.type("application/json").send(UPSTREAM_BODY);
@@ -171,9 +230,23 @@ export const contenders = {
     return serve(app);
   },
 
+  /** The instant facilitator as an HTTP server, for the paid scenarios that reach it over HTTP. */
+  facilitator: async () => serve(instantFacilitatorServer()),
+
+  /** The local CBOR facilitator (real Ed25519 checks, books in memory), the bench payer's account funded. */
+  "cbor-facilitator": async () => {
+    const running = await startCborFacilitator({
+      accounts: [{ publicKey: benchCborPayer().publicKey, balances: { USDC: 10n ** 15n } }],
+    });
+    return { url: running.url, close: () => running.stop() };
+  },
+
   /** The official `@x402/express` middleware with the exact EVM scheme, on the same route and price. */
-  official: async () => {
-    const server = new x402ResourceServer(instantFacilitatorClient).register(NETWORK, new ExactEvmScheme());
+  official: async ({ facilitatorUrl }) => {
+    const client = facilitatorUrl
+      ? new HTTPFacilitatorClient({ url: facilitatorUrl })
+      : instantFacilitatorClient;
+    const server = new x402ResourceServer(client).register(NETWORK, new ExactEvmScheme());
     const app = express();
     app.disable("x-powered-by");
     app.use(
@@ -192,28 +265,49 @@ export const contenders = {
   },
 
   /** This project's `x402()` in a bare Express app. */
-  x402: async () => {
+  x402: async ({ facilitatorUrl, redisUrl, cborFacilitatorUrl }) => {
     const app = express();
     app.disable("x-powered-by");
-    app.use(x402({ facilitator: instantFacilitator, payTo: PAY_TO, network: NETWORK, routes }));
+    app.use(
+      x402({
+        facilitator: facilitatorUrl ? { url: facilitatorUrl } : instantFacilitator,
+        payTo: PAY_TO,
+        network: NETWORK,
+        routes: cborFacilitatorUrl ? cborRoutes : routes,
+        ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
+        ...(cborFacilitatorUrl ? { cbor: cborSettings(cborFacilitatorUrl) } : {}),
+      }),
+    );
     app.get(ROUTE, answer);
     return serve(app);
   },
 
   /** `x402-gateway serve`'s app in front of the upstream, with its access log, metrics and helmet on. */
-  gateway: async ({ upstreamUrl = "http://127.0.0.1:9", log = "stdout", settleDelayMs }) => {
+  gateway: async ({
+    upstreamUrl = "http://127.0.0.1:9",
+    log = "stdout",
+    settleDelayMs,
+    facilitatorUrl,
+    redisUrl,
+    cborFacilitatorUrl,
+  }) => {
     const config = gatewayConfigSchema.parse({
-      facilitator: { url: "http://127.0.0.1:9" },
+      facilitator: { url: facilitatorUrl ?? "http://127.0.0.1:9" },
+      ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
+      ...(cborFacilitatorUrl ? { cbor: cborSettings(cborFacilitatorUrl) } : {}),
       payTo: PAY_TO,
       network: NETWORK,
-      routes,
+      routes: cborFacilitatorUrl ? cborRoutes : routes,
       listen: { host: "127.0.0.1", port: 0 },
       upstreams: [{ prefix: "/", url: upstreamUrl }],
       limits: { drainTimeoutMs: 0 },
     });
     const logger = log === "stdout" ? createGatewayLogger("info") : silent();
     const facilitator = settleDelayMs ? slowSettling(settleDelayMs) : instantFacilitator;
-    const gateway = createGateway(config, { logger, paywallOverrides: { facilitator } });
+    const gateway = createGateway(config, {
+      logger,
+      ...(facilitatorUrl ? {} : { paywallOverrides: { facilitator } }),
+    });
     const running = await gateway.listen();
     return { url: running.url, close: () => running.close() };
   },

@@ -126,6 +126,10 @@ export interface LoadOptions {
   expectStatus: number;
   /** A header value per request (distinct payments); requests without one reuse nothing. */
   nextHeaders?: () => Record<string, string>;
+  /** `GET` unless told. */
+  method?: "GET" | "POST";
+  /** Headers on every request. */
+  headers?: Record<string, string>;
 }
 
 /** One autocannon run from this (the runner's) process. */
@@ -148,6 +152,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     duration: options.seconds,
     ...(options.amount ? { amount: options.amount } : {}),
     timeout: options.timeoutSeconds ?? 10,
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
     ...(requests ? { requests } : {}),
   });
   const expected = result.statusCodeStats[String(options.expectStatus)]?.count ?? 0;

@@ -131,7 +131,7 @@ async function startCliGateway(configFile: string, workers: number): Promise<Cli
   };
 }
 
-async function redisReachable(url: string): Promise<boolean> {
+export async function redisReachable(url: string): Promise<boolean> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
   try {
     await redis.connect();

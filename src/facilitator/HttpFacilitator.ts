@@ -24,7 +24,13 @@ import {
 } from "../protocol/cbor/facilitatorMessages.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { intentDigestSegment } from "./intentDigestSegment.js";
-import { readLimited, ReplyTooLargeError } from "./readLimited.js";
+import { ReplyTooLargeError } from "./readLimited.js";
+import {
+  fetchTransport,
+  nodeHttpTransport,
+  type FacilitatorReply,
+  type FacilitatorTransport,
+} from "./facilitatorTransport.js";
 
 export interface HttpFacilitatorOptions {
   /** Base URL; `/verify`, `/settle` and `/supported` are appended. */
@@ -37,7 +43,8 @@ export interface HttpFacilitatorOptions {
   supportedTimeoutMs?: number;
   /** Extra headers (e.g. auth): a fixed map, or a function of the endpoint. */
   headers?: Record<string, string> | FacilitatorHeaders | undefined;
-  fetch?: typeof fetch;
+  /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent. */
+  fetch?: typeof fetch | undefined;
 }
 
 type Endpoint = "verify" | "settle" | "supported" | "settlements";
@@ -58,12 +65,12 @@ const MAX_REPLY_BYTES = 1024 * 1024;
  */
 export class HttpFacilitator implements Facilitator, CborFacilitator {
   private readonly base: string;
-  private readonly fetch: typeof fetch;
+  private readonly transport: FacilitatorTransport;
   private readonly timeouts: Record<Endpoint, number>;
 
   constructor(private readonly options: HttpFacilitatorOptions) {
     this.base = options.url.replace(/\/+$/, "");
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.transport = options.fetch ? fetchTransport(options.fetch) : nodeHttpTransport(this.base);
     this.timeouts = {
       verify: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,
       settle: options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs,
@@ -74,13 +81,13 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
   }
 
   verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<VerifyResponse> {
-    const body = { x402Version: 2, paymentPayload, paymentRequirements };
+    const body = requestBody(paymentPayload, paymentRequirements);
     return this.withOneRetry(() => this.call("verify", verifyResponseSchema, body));
   }
 
   /** Never retried: a second settle could move money twice. */
   settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): Promise<SettleResponse> {
-    return this.call("settle", settleResponseSchema, { x402Version: 2, paymentPayload, paymentRequirements });
+    return this.call("settle", settleResponseSchema, requestBody(paymentPayload, paymentRequirements));
   }
 
   supported(): Promise<SupportedResponse> {
@@ -97,12 +104,9 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     }
   }
 
-  private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: unknown): Promise<T> {
-    const { response, reply } = await this.send(
-      endpoint,
-      "application/json",
-      body === undefined ? undefined : JSON.stringify(body),
-    );
+  /** `body`: the request's JSON text. */
+  private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: string): Promise<T> {
+    const { response, reply } = await this.send(endpoint, "application/json", body);
     const parsed = schema.safeParse(parseJson(reply.toString("utf8")));
     if (parsed.success) return parsed.data;
     throw this.refused(
@@ -159,24 +163,23 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     mediaType: string,
     body: string | Uint8Array | undefined,
     path: string = endpoint,
-  ): Promise<{ response: Response; reply: Buffer }> {
-    const url = `${this.base}/${path}`;
+  ): Promise<{ response: FacilitatorReply; reply: Buffer }> {
+    const extra = this.extraHeaders(endpoint);
     const headers: Record<string, string> = {
       accept: mediaType,
-      ...(await this.extraHeaders(endpoint)),
+      ...(extra instanceof Promise ? await extra : extra),
     };
     if (body !== undefined) headers["content-type"] = mediaType;
-    let response: Response;
-    let reply: Buffer;
+    let response: FacilitatorReply;
     try {
-      response = await this.fetch(url, {
+      response = await this.transport({
+        url: `${this.base}/${path}`,
         method: body === undefined ? "GET" : "POST",
         headers,
         body,
-        signal: AbortSignal.timeout(this.timeouts[endpoint]),
-        redirect: "error",
+        timeoutMs: this.timeouts[endpoint],
+        maxReplyBytes: MAX_REPLY_BYTES,
       });
-      reply = await readLimited(response, MAX_REPLY_BYTES);
     } catch (error) {
       if (error instanceof ReplyTooLargeError) {
         // It answered, too much: like a malformed reply (for /settle, an outcome to check on chain).
@@ -192,7 +195,9 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
       const timedOut =
         error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       // "unreachable": no connection, so nothing was sent; "cut": the request may have been processed.
-      const causeCode = (error as { cause?: { code?: string } }).cause?.code ?? "";
+      const failure = error as { code?: unknown; cause?: { code?: unknown } };
+      const code = failure.cause?.code ?? failure.code;
+      const causeCode = typeof code === "string" ? code : "";
       const reason = timedOut
         ? "timeout"
         : causeCode === "" || NOT_SENT.has(causeCode)
@@ -222,20 +227,21 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
         },
       );
     }
-    return { response, reply };
+    return { response, reply: response.body };
   }
 
   /** A reply that is not the expected shape: malformed (2xx) or a refusal (4xx). */
-  private refused(endpoint: Endpoint, response: Response, issues: string[]): GatewayError {
+  private refused(endpoint: Endpoint, response: FacilitatorReply, issues: string[]): GatewayError {
+    const ok = response.status >= 200 && response.status < 300;
     return new GatewayError(
       "facilitator_error",
-      response.ok
+      ok
         ? `the facilitator's /${endpoint} reply is malformed`
         : `the facilitator refused /${endpoint} with ${response.status}`,
       {
         details: {
           endpoint,
-          reason: response.ok ? "malformed" : "rejected",
+          reason: ok ? "malformed" : "rejected",
           status: response.status,
           issues,
         },
@@ -243,11 +249,28 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     );
   }
 
-  private async extraHeaders(endpoint: Endpoint): Promise<Record<string, string>> {
+  private extraHeaders(endpoint: Endpoint): Record<string, string> | Promise<Record<string, string>> {
     const { headers } = this.options;
     if (headers === undefined) return {};
     return typeof headers === "function" ? headers(endpoint) : headers;
   }
+}
+
+/**
+ * The JSON text of each requirements object sent so far: a route's requirements are built once and
+ * never changed, so they are serialised once rather than on every verify and settle (a route priced by
+ * a function builds new ones per request, which this then holds only as long as they live).
+ */
+const requirementsJson = new WeakMap<PaymentRequirements, string>();
+
+/** `{ x402Version: 2, paymentPayload, paymentRequirements }` as JSON text. */
+function requestBody(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements): string {
+  let requirements = requirementsJson.get(paymentRequirements);
+  if (requirements === undefined) {
+    requirements = JSON.stringify(paymentRequirements);
+    requirementsJson.set(paymentRequirements, requirements);
+  }
+  return `{"x402Version":2,"paymentPayload":${JSON.stringify(paymentPayload)},"paymentRequirements":${requirements}}`;
 }
 
 function parseJson(text: string): unknown {
@@ -258,7 +281,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function retryAfter(response: Response): number | undefined {
-  const value = Number(response.headers.get("retry-after"));
+function retryAfter(response: FacilitatorReply): number | undefined {
+  const value = Number(response.retryAfter);
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }

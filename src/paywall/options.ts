@@ -182,10 +182,14 @@ export const x402OptionsSchema = paywallSettingsSchema
     now: fn<() => number>("now")
       .optional()
       .meta({ description: "Clock, in epoch ms (tests move it). Default `Date.now`." }),
-    /** `fetch` used for outbound calls. Default the global one. */
-    fetch: fn<typeof fetch>("fetch")
-      .optional()
-      .meta({ description: "`fetch` used for outbound calls. Default the global one." }),
+    /**
+     * `fetch` used for outbound calls. Default the global one, except the facilitator's: without it they go
+     * through Node's `http`/`https` on a keep-alive agent.
+     */
+    fetch: fn<typeof fetch>("fetch").optional().meta({
+      description:
+        "`fetch` used for outbound calls. Default the global one, except the facilitator's: without it they go through Node's `http`/`https` on a keep-alive agent.",
+    }),
     /**
      * Renders the browser paywall page instead of the built-in one (the official `PaywallProvider`:
      * `generateHtml(paymentRequired, config)`).

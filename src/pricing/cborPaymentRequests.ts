@@ -42,36 +42,65 @@ export function matchCborContext(
   const latest = roundUp(nowSeconds + skewSeconds + offer.deadlineSeconds);
   const earliest = Math.max(0, roundUp(nowSeconds - skewSeconds));
   for (let deadline = latest; deadline >= earliest; deadline -= DEADLINE_GRID_SECONDS) {
-    const issued = requestWithDeadline(offer, deadline);
-    if (sameDigest(issued.bytes, context)) return { ok: true, issued };
+    if (sameDigest(offer, deadline, context))
+      return { ok: true, issued: requestWithDeadline(offer, deadline) };
   }
   for (
     let deadline = earliest - DEADLINE_GRID_SECONDS;
     deadline > Math.max(0, earliest - EXPIRED_LOOKBACK_SECONDS);
     deadline -= DEADLINE_GRID_SECONDS
   ) {
-    if (sameDigest(requestWithDeadline(offer, deadline).bytes, context))
-      return { ok: false, reason: "expired" };
+    if (sameDigest(offer, deadline, context)) return { ok: false, reason: "expired" };
   }
   return { ok: false, reason: "unknown" };
 }
 
-function requestWithDeadline(offer: CborRouteOffer, deadlineSeconds: number): IssuedRequest {
-  const request: PaymentRequest = {
-    currency: offer.currency,
-    amount: offer.amount,
-    merchantPseudonym: offer.merchantPseudonym,
-    serviceId: offer.serviceId,
-    deadline: new Date(deadlineSeconds * 1000),
-    revelationMaskRef: offer.revelationMaskRef,
-    acceptsHumanityGate: offer.acceptsHumanityGate,
-    claimSchemaRef: offer.claimSchemaRef,
-  };
-  return { request, bytes: encodePaymentRequest(request) };
+/** A route's PaymentRequest for one deadline, encoded, and the digest an intent's context names. */
+interface KnownRequest {
+  issued: IssuedRequest;
+  digest: Uint8Array;
 }
 
-function sameDigest(requestBytes: Uint8Array, context: Uint8Array): boolean {
-  const digest = paymentRequestDigest(requestBytes);
+/**
+ * Each route's PaymentRequests by deadline, encoded and hashed once rather than on every offer and paid
+ * request. Enough for every deadline `matchCborContext` visits (the valid ones and an hour back); the
+ * oldest computed go first.
+ */
+const known = new WeakMap<CborRouteOffer, Map<number, KnownRequest>>();
+const KNOWN_PER_ROUTE = 128;
+
+function knownRequest(offer: CborRouteOffer, deadlineSeconds: number): KnownRequest {
+  let byDeadline = known.get(offer);
+  if (byDeadline === undefined) {
+    byDeadline = new Map();
+    known.set(offer, byDeadline);
+  }
+  let entry = byDeadline.get(deadlineSeconds);
+  if (entry === undefined) {
+    const request: PaymentRequest = {
+      currency: offer.currency,
+      amount: offer.amount,
+      merchantPseudonym: offer.merchantPseudonym,
+      serviceId: offer.serviceId,
+      deadline: new Date(deadlineSeconds * 1000),
+      revelationMaskRef: offer.revelationMaskRef,
+      acceptsHumanityGate: offer.acceptsHumanityGate,
+      claimSchemaRef: offer.claimSchemaRef,
+    };
+    const bytes = encodePaymentRequest(request);
+    entry = { issued: { request, bytes }, digest: paymentRequestDigest(bytes) };
+    if (byDeadline.size >= KNOWN_PER_ROUTE) byDeadline.delete(byDeadline.keys().next().value as number);
+    byDeadline.set(deadlineSeconds, entry);
+  }
+  return entry;
+}
+
+function requestWithDeadline(offer: CborRouteOffer, deadlineSeconds: number): IssuedRequest {
+  return knownRequest(offer, deadlineSeconds).issued;
+}
+
+function sameDigest(offer: CborRouteOffer, deadlineSeconds: number, context: Uint8Array): boolean {
+  const { digest } = knownRequest(offer, deadlineSeconds);
   return digest.length === context.length && timingSafeEqual(digest, context);
 }
 

@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { verifyTypedData, type Hex } from "viem";
+import { createCborPayment } from "../../src/payer/createCborPayment.js";
+import { CBOR_MEDIA_TYPE } from "../../src/protocol/cbor/profile.js";
 import {
+  benchCborPayer,
   contenders,
   paymentHeader,
   ROUTE,
@@ -21,8 +24,12 @@ afterAll(async () => {
   for (const contender of running.reverse()) await contender.close();
 });
 
-async function start(name: ContenderName, upstreamUrl?: string): Promise<string> {
-  const contender = await contenders[name]({ upstreamUrl, log: "silent" });
+async function start(
+  name: ContenderName,
+  upstreamUrl?: string,
+  options: { facilitatorUrl?: string; redisUrl?: string; cborFacilitatorUrl?: string } = {},
+): Promise<string> {
+  const contender = await contenders[name]({ upstreamUrl, log: "silent", ...options });
   running.push(contender);
   return contender.url;
 }
@@ -89,6 +96,58 @@ describe("bench harness", () => {
       expect(paid.status).toBe(200);
       expect(await paid.text()).toBe(UPSTREAM_BODY);
       expect(paid.headers.get("payment-response")).not.toBeNull();
+    },
+  );
+
+  it.each([
+    ["official", { redis: false }],
+    ["x402", { redis: false }],
+    ["gateway", { redis: false }],
+    ["x402", { redis: true }],
+    ["gateway", { redis: true }],
+  ] as const)(
+    "%s %o pays through the instant facilitator over HTTP (scenario 11), and refuses the same payment twice",
+    async (name, { redis }) => {
+      const facilitatorUrl = await start("facilitator");
+      const upstreamUrl = await start("upstream");
+      const redisUrl = redis ? (process.env.REDIS_URL ?? "redis://127.0.0.1:6379") : undefined;
+      const url = await start(name, upstreamUrl, { facilitatorUrl, ...(redisUrl ? { redisUrl } : {}) });
+      const header = paymentHeader(await offerFrom(url), payments[3] as SignedPayload);
+      const paid = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
+      expect(paid.status).toBe(200);
+      expect(await paid.text()).toBe(UPSTREAM_BODY);
+      expect(paid.headers.get("payment-response")).not.toBeNull();
+      if (name === "official") return; // the official keeps no ledger: its facilitator refuses replays
+      const again = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
+      expect(again.status).not.toBe(200);
+      await again.arrayBuffer();
+    },
+  );
+
+  it.each(["x402", "gateway"] as const)(
+    "%s pays a CBOR intent as scenario 12 sends it (POST retry), and refuses it twice",
+    async (name) => {
+      const cborFacilitatorUrl = await start("cbor-facilitator");
+      const facilitatorUrl = await start("facilitator");
+      const upstreamUrl = await start("upstream");
+      const url = await start(name, upstreamUrl, { facilitatorUrl, cborFacilitatorUrl });
+      const accept = `${CBOR_MEDIA_TYPE}, application/json;q=0.5`;
+      const offered = await fetch(url + ROUTE, { headers: { accept } });
+      expect(offered.status).toBe(402);
+      await offered.arrayBuffer();
+      const offer = offered.headers.get("payment-required") as string;
+      const { header } = createCborPayment({ offer, key: benchCborPayer() });
+      const retry = () =>
+        fetch(url + ROUTE, {
+          method: "POST",
+          headers: { accept, "content-type": CBOR_MEDIA_TYPE, "payment-signature": header },
+        });
+      const paid = await retry();
+      expect(paid.status).toBe(200);
+      expect(await paid.text()).toBe(UPSTREAM_BODY);
+      const again = await retry();
+      expect(again.status).not.toBe(200);
+      await again.arrayBuffer();
     },
   );
 

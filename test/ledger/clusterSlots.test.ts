@@ -5,7 +5,7 @@ import { ledgerKeys } from "../../src/ledger/RedisPaymentLedger.js";
 import { redisKeyPrefixes } from "../../src/recognition/redisKeyPrefixes.js";
 
 /**
- * Every Lua script and MULTI of the Redis ledger, with the keys it is given and the keys it names itself
+ * Every Lua script and pipeline of the Redis ledger, with the keys it is given and the keys it names itself
  * (the grant keys the release script builds from its prefix argument): in a Redis Cluster all of one
  * script's keys must hash to one slot, or Redis refuses it (CROSSSLOT) or, worse, half-runs it.
  */
@@ -21,7 +21,7 @@ function scriptKeys(
     reserve: [keys.payment(id)],
     // RELEASE_SCRIPT: the reservation, the charge record, and the grants the charge names (built inside).
     release: [keys.payment(id), keys.charge(id), ...grants],
-    // The spent mark and the charge record go in one MULTI.
+    // The spent mark and the charge record go in one pipeline (one node of the Cluster).
     spend: [keys.payment(id), keys.charge(id)],
     // CHARGE_SCRIPT: the charge record and every grant of the chain.
     charge: [keys.charge(id), ...grants],

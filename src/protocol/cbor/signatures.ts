@@ -1,4 +1,12 @@
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  randomBytes,
+  sign,
+  verify,
+  type KeyObject,
+} from "node:crypto";
 import { createRequire } from "node:module";
 import type { ml_dsa65 as MlDsa65 } from "@noble/post-quantum/ml-dsa.js";
 import { ED25519_PUBLIC_KEY_BYTES, ML_DSA_65_PUBLIC_KEY_BYTES } from "./profile.js";
@@ -35,20 +43,34 @@ export function algorithmOf(publicKey: Uint8Array): SignatureAlgorithm | undefin
   return undefined;
 }
 
+/** Ed25519 public keys met lately, parsed (parsing one cost about as much as checking a signature). */
+const ed25519Keys = new Map<string, KeyObject>();
+const ED25519_KEYS_KEPT = 1_024;
+
+/** `publicKey` (32 raw bytes) as node:crypto's key, parsed once while it is among the last 1,024 met. */
+function ed25519Key(publicKey: Uint8Array): KeyObject {
+  const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("hex");
+  let key = ed25519Keys.get(id);
+  if (key === undefined) {
+    key = createPublicKey({
+      key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]),
+      format: "der",
+      type: "spki",
+    });
+    // Oldest first out: a payer flooding fresh keys only evicts, never grows the map.
+    if (ed25519Keys.size >= ED25519_KEYS_KEPT) ed25519Keys.delete(ed25519Keys.keys().next().value as string);
+    ed25519Keys.set(id, key);
+  }
+  return key;
+}
+
 /** Whether `signature` is `publicKey`'s over exactly `message`. Never throws: garbage is `false`. */
 export function verifySignature(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   const algorithm = algorithmOf(publicKey);
   // Loaded outside the try: a broken install must fail loudly, not read as a bad signature.
   const mlDsa = algorithm === "ml-dsa-65" ? mlDsa65() : undefined;
   try {
-    if (algorithm === "ed25519") {
-      const key = createPublicKey({
-        key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]),
-        format: "der",
-        type: "spki",
-      });
-      return verify(null, message, key, signature);
-    }
+    if (algorithm === "ed25519") return verify(null, message, ed25519Key(publicKey), signature);
     if (mlDsa !== undefined) return mlDsa.verify(signature, message, publicKey);
     return false;
   } catch {
