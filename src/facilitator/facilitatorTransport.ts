@@ -94,7 +94,8 @@ export function nodeHttpTransport(base: string): FacilitatorTransport {
         request.destroy();
         reject(error);
       };
-      const timer = setTimeout(() => fail(timeoutError(timeoutMs)), timeoutMs);
+      // Unref'd, as `AbortSignal.timeout`'s: a pending call does not keep a stopping process alive.
+      const timer = setTimeout(() => fail(timeoutError(timeoutMs)), timeoutMs).unref();
       request.on("error", fail);
       request.on("response", (response: IncomingMessage) => {
         const status = response.statusCode ?? 0;

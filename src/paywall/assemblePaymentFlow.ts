@@ -150,8 +150,11 @@ export function assemblePaymentFlow<R>(
   });
 
   let support: Promise<SupportReport> | undefined;
+  let closed = false;
   const checkSupport = (): Promise<SupportReport> =>
     (support ??= readSupport(facilitator, routes.routes).then((report) => {
+      // A check still pending when the paywall closed is nobody's concern any more: no line after "stopped".
+      if (closed) return report;
       if (report.error) logger.warn({ error: report.error }, "could not read the facilitator's /supported");
       for (const line of report.unsupported)
         logger.warn({ option: line }, "the facilitator does not support a route's payment option");
@@ -159,13 +162,14 @@ export function assemblePaymentFlow<R>(
     }));
 
   const close = async (): Promise<void> => {
+    closed = true;
     // Everything is closed even when one fails; the first failure is reported.
-    const closed = await Promise.allSettled([
+    const outcomes = await Promise.allSettled([
       ledger !== settings.ledger ? ledger.close?.() : undefined,
       nonceStore?.close(),
       revokedPayers !== settings.revokedPayers ? revokedPayers.close() : undefined,
     ]);
-    const failed = closed.find((outcome) => outcome.status === "rejected");
+    const failed = outcomes.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
   };
   const revocationSigners = parsePublicKeys(
