@@ -25,7 +25,8 @@ type Answer = { result: unknown } | { error: { code: number; message: string } }
 
 /**
  * An injected EIP-1193 wallet (`window.ethereum`) for a page under test: requests go to Node (through
- * `page.exposeFunction`), where viem signs `eth_signTypedData_v4` with `privateKey`. Call before `goto`.
+ * `page.exposeFunction`), where viem signs `eth_signTypedData_v4` and `personal_sign` with `privateKey`.
+ * Call before `goto`.
  */
 export async function installTestWallet(page: Page, options: TestWalletOptions): Promise<TestWallet> {
   const account = privateKeyToAccount(options.privateKey);
@@ -66,6 +67,14 @@ export async function installTestWallet(page: Page, options: TestWalletOptions):
           message,
         } as TypedDataDefinition);
         return { result: signature };
+      }
+      case "personal_sign": {
+        if (options.rejectSignatures) return { error: { code: 4001, message: "User rejected the request." } };
+        const [message, from] = params as [string, string];
+        if (from.toLowerCase() !== account.address.toLowerCase()) {
+          return { error: { code: 4100, message: `not this wallet's account: ${from}` } };
+        }
+        return { result: await account.signMessage({ message }) };
       }
       case "eth_call": {
         const response = await fetch(options.rpcUrl, {

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { gatewayConfigSchema, type GatewayConfigInput } from "../config/gatewayConfigSchema.js";
 import { createGateway } from "../gateway/createGateway.js";
 import type { RunningGateway } from "../gateway/listenGateway.js";
+import { findFreePort } from "./findFreePort.js";
 import { startLocalStack, type LocalStack } from "./startLocalStack.js";
 
 /** The price of each route of the stack: 0.01 TestUSDC (6 decimals). */
@@ -25,6 +26,8 @@ export async function startPaywallPageStack(
   options: {
     /** Runs before the upstream answers a request for `path` (a test moves funds there, between verify and settle). */
     beforeAnswer?: (path: string) => Promise<void>;
+    /** Route keys with recognition on, against the stack's layer-2 stand-in (sets `publicUrl`). */
+    recognized?: readonly string[];
   } = {},
 ): Promise<PaywallPageStack> {
   const stack = await startLocalStack();
@@ -46,8 +49,13 @@ export async function startPaywallPageStack(
   try {
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     const price = { amount: PAYWALL_PAGE_PRICE.toString(), asset: stack.token.address };
+    const recognized = options.recognized ?? [];
+    // Recognition binds sign-in proofs to the gateway's host: its port is known before it listens.
+    const port = recognized.length === 0 ? 0 : await findFreePort("127.0.0.1");
+    const recognition = { rpcUrl: stack.layer2.url, contract: stack.layer2.contract, negativeTtlMs: 0 };
     const config = gatewayConfigSchema.parse({
-      listen: { host: "127.0.0.1", port: 0 },
+      listen: { host: "127.0.0.1", port },
+      ...(recognized.length === 0 ? {} : { publicUrl: `http://127.0.0.1:${port}` }),
       facilitator: { url: stack.facilitatorUrl },
       payTo: stack.accounts.payee.address,
       network: stack.network,
@@ -64,7 +72,7 @@ export async function startPaywallPageStack(
       upstreams: [{ url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` }],
       routes: {
         "GET /report": { price, description: "Today's staking report" },
-        ...withPrice(routes, price),
+        ...withPrice(routes, price, recognized, recognition),
       },
       paywall: { appName: "x402 staking gateway" },
       logging: { level: "silent" },
@@ -88,12 +96,19 @@ export async function startPaywallPageStack(
   };
 }
 
-/** Each extra route at the stack's price unless it names its own. */
+/** Each extra route at the stack's price unless it names its own; recognition on for `recognized` ones. */
 function withPrice(
   routes: GatewayConfigInput["routes"],
   price: { amount: string; asset: string },
+  recognized: readonly string[],
+  recognition: { rpcUrl: string; contract: string; negativeTtlMs: number },
 ): GatewayConfigInput["routes"] {
-  return Object.fromEntries(Object.entries(routes).map(([key, route]) => [key, { price, ...route }]));
+  return Object.fromEntries(
+    Object.entries(routes).map(([key, route]) => [
+      key,
+      { price, ...(recognized.includes(key) ? { recognition } : {}), ...route },
+    ]),
+  );
 }
 
 function closeServer(server: Server): Promise<void> {

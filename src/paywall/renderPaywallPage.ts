@@ -79,6 +79,7 @@ ${app}<h1>Payment required</h1>
 <noscript><p id="x402-noscript">This page takes an x402 payment of ${escapeHtml(facts.price)} on ${escapeHtml(facts.network)} for ${escapeHtml(what)}. Paying here needs JavaScript and a browser wallet; an x402 client can pay without them: the offer is in this answer's <code>PAYMENT-REQUIRED</code> header.</p></noscript>
 <div id="x402-app" hidden>
 <button id="x402-pay" type="button">Connect wallet and pay ${escapeHtml(facts.price)}</button>
+<button id="x402-sign-in" type="button" hidden>Already paid? Sign in with your wallet</button>
 <p id="x402-status" role="status" aria-live="polite"></p>
 <section id="x402-result" hidden><h2>Your resource</h2><pre id="x402-body"></pre></section>
 </div>

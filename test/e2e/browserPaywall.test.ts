@@ -40,8 +40,12 @@ describe.skipIf(chromiumPath === undefined)(
           {
             "GET /hostile": { description: HOSTILE },
             "GET /drained": { description: "Funds leave mid-request" },
+            "GET /member": { description: "The members' report" },
           },
-          { beforeAnswer: (path) => (path === "/drained" ? drain() : Promise.resolve()) },
+          {
+            beforeAnswer: (path) => (path === "/drained" ? drain() : Promise.resolve()),
+            recognized: ["GET /member"],
+          },
         ),
         launchChromium(chromiumPath as string),
       ]);
@@ -156,6 +160,48 @@ describe.skipIf(chromiumPath === undefined)(
         params: [{ chainId: `0x${ANVIL.toString(16)}` }],
       });
       expect(consoleLines.filter((line) => /Content Security Policy/i.test(line))).toEqual([]);
+    });
+
+    it("on a recognition route it offers sign-in: an unrecorded payer is told so, a recorded one gets the resource without paying", async () => {
+      const first = await openPage();
+      const stranger = await wallet(first, devAccount(5).privateKey);
+      await first.goto(`${stage.url}/member`);
+      await first.locator("#x402-sign-in").click();
+      await first.locator('#x402-status[data-state="error"]').waitFor();
+      await expect(status(first).getAttribute("data-error")).resolves.toBe("not_recognized");
+      expect(stranger.requests.map((request) => request.method)).toContain("personal_sign");
+      await first.context().close();
+
+      // Recorded on the stand-in (as the gateway's paid event for this route would record it).
+      stage.stack.layer2.record(stage.stack.accounts.payer.address);
+      const before = await balances();
+      const settles = stage.stack.facilitator.calls.settle;
+      const page = await openPage();
+      const testWallet = await wallet(page);
+      await page.goto(`${stage.url}/member`);
+      await expect(page.locator("#x402-sign-in").isVisible()).resolves.toBe(true);
+      const signing = page.waitForRequest((sent) => sent.headers()["sign-in-with-x"] !== undefined);
+      await page.locator("#x402-sign-in").click();
+      await page.locator('#x402-status[data-state="signed_in"]').waitFor();
+      await expect(page.locator("h1").textContent()).resolves.toBe("Signed in");
+      await expect(page.locator("#x402-body").textContent()).resolves.toContain("Staking report");
+      const sent = (await signing).headers();
+      expect(sent["payment-signature"]).toBeUndefined();
+      expect(decodeBase64Json(sent["sign-in-with-x"] as string)).toMatchObject({
+        address: testWallet.address, // EIP-55, as the message names it
+        type: "eip191",
+        chainId: `eip155:${ANVIL}`,
+      });
+      const methods = testWallet.requests.map((request) => request.method);
+      expect(methods).toContain("personal_sign");
+      expect(methods).not.toContain("eth_signTypedData_v4");
+      expect(await balances()).toEqual(before);
+      expect(stage.stack.facilitator.calls.settle).toBe(settles);
+      expect(consoleLines.filter((line) => /Content Security Policy/i.test(line))).toEqual([]);
+
+      // A route without recognition offers no sign-in.
+      await page.goto(`${stage.url}/report`);
+      await expect(page.locator("#x402-sign-in").isVisible()).resolves.toBe(false);
     });
 
     it("a rejected signature says so; nothing is verified or paid", async () => {

@@ -1,7 +1,7 @@
-import type { PaidEvent } from "../paywall/options.js";
+import type { PaidEvent } from "./options.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
-import type { RecognitionSettings } from "./recognitionSettings.js";
-import { toFelt } from "./toFelt.js";
+import type { RecognitionSettings } from "../recognition/recognitionSettings.js";
+import { toFelt } from "../recognition/toFelt.js";
 
 /** What one payment must have paid, at least, for its payer to be recorded: one way of paying the route. */
 export interface RecordingTerms {

@@ -9,7 +9,7 @@ import {
   recordPaidPayers,
   type Recording,
   type RecordingTarget,
-} from "../../src/recognition/recordingTargets.js";
+} from "../../src/paywall/recordingTargets.js";
 
 const PAY_TO = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const ASSET = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
