@@ -77,7 +77,8 @@ export const x402OptionsSchema = paywallSettingsSchema
     }),
     /**
      * The facilitator: settings `{ url, timeoutMs?, settleTimeoutMs?, supportedTimeoutMs?, headers? }`
-     * (`headers` may be a function of the endpoint, for per-request auth), an object with
+     * (`headers` may be a function of the endpoint, for per-request auth), a list of them each with
+     * `networks?` and `schemes?` (routed by network and scheme, failing over in order), an object with
      * `verify`/`settle`/`supported`, or an official `FacilitatorClient`.
      */
     facilitator: facilitatorOption.meta({
