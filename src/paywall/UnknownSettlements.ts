@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { GatewayError } from "../protocol/errors.js";
-import type { HeldSnapshot } from "./holdResponse.js";
+import type { HeldSnapshot } from "./ResponsePort.js";
 import type { Logger } from "../common/Logger.js";
 import { SettlementUnknownError } from "./SettlementUnknownError.js";
 import type { PaymentWire, Verified } from "./PaymentWire.js";
