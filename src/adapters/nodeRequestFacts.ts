@@ -55,6 +55,9 @@ export class NodeRequestFacts implements RequestFacts {
   get localPort(): number | string {
     return this.raw.socket.localPort ?? "";
   }
+  get parsedBody(): unknown {
+    return (this.raw as { body?: unknown }).body;
+  }
   get bodyComplete(): boolean {
     return this.raw.complete;
   }

@@ -33,6 +33,8 @@ export interface RequestFacts {
   readonly localPort: number | string;
   /** Whether the request's body has been read to its end already (settle-before must bound it first). */
   readonly bodyComplete: boolean;
+  /** The body a body parser that ran before the paywall left (Express's `req.body`), for route functions. */
+  readonly parsedBody: unknown;
   /** The framework's own request: what user hooks such as `requireTls` are given, and its parsed `body`. */
   readonly raw: object;
 }

@@ -5,6 +5,9 @@ import { x402Node } from "../../../src/adapters/node.js";
 import { createGateway, type RunningGateway } from "../../../src/gateway/createGateway.js";
 import { gatewayConfig } from "../../gateway/support/gatewayConfig.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
+import { x402Fetch } from "../../../src/adapters/fetch.js";
+import { x402Hono } from "../../../src/adapters/hono.js";
+import { fetchListener, forwardTo, honoListener, socketOf } from "../../support/fetchBridge.js";
 import { PAY_TO } from "../../support/payments.js";
 import { startLenientUpstream, type LenientUpstream } from "./startLenientUpstream.js";
 
@@ -18,14 +21,17 @@ export interface BypassTarget {
   stop(): Promise<void>;
 }
 
+const NAMES = { express: "x402()", "node:http": "x402Node()", fetch: "x402Fetch()", hono: "x402Hono()" };
+
 /**
  * x402() in an app with priced handlers, which proxies everything else to a lenient upstream; or
- * x402Node() in front of that upstream alone (its priced paths count as the upstream's hits).
+ * x402Node(), x402Fetch() or x402Hono() in front of that upstream alone (its priced paths count as the
+ * upstream's hits; the Fetch ones, served by `@hono/node-server`, hand the request on over HTTP).
  */
 export async function startX402Target(
   routes: Record<string, string>,
   facilitatorUrl: string,
-  adapter: "express" | "node:http" = "express",
+  adapter: "express" | "node:http" | "fetch" | "hono" = "express",
 ): Promise<BypassTarget> {
   const upstream: LenientUpstream = await startLenientUpstream(Object.keys(routes));
   let handled = 0;
@@ -57,8 +63,13 @@ export async function startX402Target(
     req.pipe(proxied);
   };
   let listener;
+  const forward = forwardTo(() => Promise.resolve(upstream.url));
   if (adapter === "node:http") {
     listener = x402Node(options).wrap(toUpstream);
+  } else if (adapter === "fetch") {
+    listener = fetchListener(x402Fetch({ ...options, connection: socketOf }), forward);
+  } else if (adapter === "hono") {
+    listener = honoListener(x402Hono(options), forward);
   } else {
     const app = express();
     app.use(x402(options));
@@ -74,7 +85,7 @@ export async function startX402Target(
   }
   const server = await listenOnLoopback(listener);
   return {
-    name: adapter === "express" ? "x402()" : "x402Node()",
+    name: NAMES[adapter],
     url: server.url,
     upstreamUrl: upstream.url,
     hitCount: () => handled + upstream.hitCount(),
