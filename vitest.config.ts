@@ -13,6 +13,10 @@ export default defineConfig({
         find: /^x402-gateway\/hono$/,
         replacement: fileURLToPath(new URL("./src/adapters/hono.ts", import.meta.url)),
       },
+      {
+        find: /^x402-gateway\/fastify$/,
+        replacement: fileURLToPath(new URL("./src/adapters/fastify.ts", import.meta.url)),
+      },
       { find: /^x402-gateway$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
     ],
   },

@@ -3,6 +3,7 @@ import { x402Fetch, type X402FetchHandler } from "../../src/adapters/fetch.js";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, evmPayment, header, usdcRequirements } from "../support/payments.js";
+import { probeAtSettle } from "../support/probeAtSettle.js";
 
 /**
  * `x402Fetch` called the way Next.js calls a route handler (`export const GET = (request) => …`), Bun's and
@@ -19,11 +20,7 @@ let streamed = 0;
 
 beforeAll(async () => {
   facilitator = await startFacilitatorDouble();
-  const settle = facilitator.settle;
-  facilitator.settle = (body) => {
-    streamedAtSettle.push(streamed);
-    return settle(body);
-  };
+  streamedAtSettle = probeAtSettle(facilitator, () => streamed);
   paywall = x402Fetch({
     facilitator: { url: facilitator.url, timeoutMs: 1_000, settleTimeoutMs: 1_000 },
     payTo: PAY_TO,
@@ -49,7 +46,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  streamedAtSettle = [];
+  streamedAtSettle.length = 0;
   streamed = 0;
 });
 

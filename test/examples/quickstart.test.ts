@@ -63,6 +63,7 @@ describe.each([
   ["docs/fetch.md", "examples/fetch.ts"],
   ["docs/hono.md", "examples/hono.ts"],
   ["docs/nextjs.md", "examples/next/app/api/quote/route.ts"],
+  ["docs/fastify.md", "examples/fastify.ts"],
 ])("%s", (page, example) => {
   it(`shows ${example} word for word`, () => {
     expect(read(page)).toContain(read(example).trim());
@@ -90,5 +91,15 @@ describe("the adapter examples run", () => {
     await expectPaysOnce((headers) => GET(new Request("https://api.example.com/api/quote", { headers })), {
       quote: 42,
     });
+  });
+
+  it("examples/fastify.ts: listening on loopback", async () => {
+    const { default: app } = await import("../../examples/fastify.js");
+    const url = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      await expectPaysOnce((headers) => fetch(`${url}/api/apy`, { headers }), { apy: "5.25" });
+    } finally {
+      await app.close();
+    }
   });
 });

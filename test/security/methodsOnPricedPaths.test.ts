@@ -8,9 +8,7 @@ import { createGateway, type RunningGateway } from "../../src/gateway/createGate
 import { gatewayConfig } from "../gateway/support/gatewayConfig.js";
 import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { listenOnLoopback } from "../support/listenOnLoopback.js";
-import { x402Fetch } from "../../src/adapters/fetch.js";
-import { x402Hono } from "../../src/adapters/hono.js";
-import { fetchListener, forwardTo, honoListener, lazyUpstream, socketOf } from "../support/fetchBridge.js";
+import { bridgedListener } from "../support/fetchBridge.js";
 import { PAY_TO } from "../support/payments.js";
 import { rawHttp } from "./support/rawHttp.js";
 
@@ -49,14 +47,11 @@ beforeAll(async () => {
   };
   const viaExpress = await listenOnLoopback(express().use(x402(options)).use(toUpstream));
   const viaNode = await listenOnLoopback(x402Node(options).wrap(toUpstream));
-  const behind = forwardTo(lazyUpstream(toUpstream));
-  const viaFetch = await listenOnLoopback(
-    fetchListener(x402Fetch({ ...options, connection: socketOf }), behind),
-  );
-  const viaHono = await listenOnLoopback(honoListener(x402Hono(options), behind));
+  for (const kind of ["x402Fetch()", "x402Hono()", "x402Fastify"] as const) {
+    const server = await listenOnLoopback(bridgedListener(kind, options, toUpstream));
+    targets.push({ name: kind, url: server.url, close: () => server.close() });
+  }
   targets.push(
-    { name: "x402Fetch()", url: viaFetch.url, close: () => viaFetch.close() },
-    { name: "x402Hono()", url: viaHono.url, close: () => viaHono.close() },
     { name: "gateway", url: gateway.url, close: () => gateway.close() },
     { name: "x402()", url: viaExpress.url, close: () => viaExpress.close() },
     { name: "x402Node()", url: viaNode.url, close: () => viaNode.close() },
@@ -71,7 +66,7 @@ afterAll(async () => {
 let upstreamHits = 0;
 const hits = () => upstream.seen.length + upstreamHits;
 
-describe.each(["gateway", "x402()", "x402Node()", "x402Fetch()", "x402Hono()"])(
+describe.each(["gateway", "x402()", "x402Node()", "x402Fetch()", "x402Hono()", "x402Fastify"])(
   "methods on priced paths through %s (issue 20, item 10)",
   (name) => {
     const url = () => targets.find((target) => target.name === name)?.url as string;

@@ -31,6 +31,7 @@ beforeAll(async () => {
     await startGatewayTarget(corpus.priced, facilitator.url),
     await startX402Target(corpus.priced, facilitator.url, "fetch"),
     await startX402Target(corpus.priced, facilitator.url, "hono"),
+    await startX402Target(corpus.priced, facilitator.url, "fastify"),
   );
 });
 
@@ -56,7 +57,7 @@ async function expectRefused(
   return { status: response.status, amount };
 }
 
-describe.each(["x402()", "x402Node()", "gateway", "x402Fetch()", "x402Hono()"])(
+describe.each(["x402()", "x402Node()", "gateway", "x402Fetch()", "x402Hono()", "x402Fastify"])(
   "path bypass corpus against %s",
   (name) => {
     const target = () => targets.find((candidate) => candidate.name === name) as BypassTarget;

@@ -6,9 +6,7 @@ import { createGateway, type RunningGateway } from "../../src/gateway/createGate
 import { x402, x402Node, type X402Options } from "../../src/index.js";
 import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { sendJson } from "./paywallAdapters.js";
-import { x402Fetch, type X402FetchOptions } from "../../src/adapters/fetch.js";
-import { x402Hono, type X402HonoOptions } from "../../src/adapters/hono.js";
-import { fetchListener, forwardTo, honoListener, lazyUpstream, socketOf } from "./fetchBridge.js";
+import { bridgedListener } from "./fetchBridge.js";
 
 /** A paywall in front of a resource, as `x402()`, `x402Node()` or the gateway: the CBOR suites run on all three. */
 export interface CborTarget {
@@ -28,13 +26,15 @@ export type CborTargetSettings = Pick<
   "facilitator" | "cbor" | "payTo" | "network" | "assets" | "routes" | "rpcUrls" | "settlementCheckTimeoutMs"
 >;
 
-export type CborTargetKind = "x402()" | "x402Node()" | "x402-gateway serve" | "x402Fetch()" | "x402Hono()";
+export type CborTargetKind =
+  "x402()" | "x402Node()" | "x402-gateway serve" | "x402Fetch()" | "x402Hono()" | "x402Fastify";
 export const CBOR_TARGET_KINDS: CborTargetKind[] = [
   "x402()",
   "x402Node()",
   "x402-gateway serve",
   "x402Fetch()",
   "x402Hono()",
+  "x402Fastify",
 ];
 
 export function startCborTarget(
@@ -65,15 +65,12 @@ async function viaMiddleware(
       sendJson(res, path === "/500" ? 500 : 200, { path, method });
     });
   };
-  const behind = () => forwardTo(lazyUpstream(handler));
   const app =
     adapter === "x402()"
       ? express().use(x402(options)).use(handler)
       : adapter === "x402Node()"
         ? x402Node(options).wrap(handler)
-        : adapter === "x402Fetch()"
-          ? fetchListener(x402Fetch({ ...(options as X402FetchOptions), connection: socketOf }), behind())
-          : honoListener(x402Hono(options as X402HonoOptions), behind());
+        : bridgedListener(adapter, options, handler);
   // Room for an oversized payment header, so that the paywall (not Node) answers 431.
   const server: Server = createServer({ maxHeaderSize: 256 * 1024 }, app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

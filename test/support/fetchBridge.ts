@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener, type Http2Bindings, type HttpBindings } from "@hono/node-server";
+import Fastify from "fastify";
 import { Hono } from "hono";
-import type { X402FetchHandler } from "../../src/adapters/fetch.js";
-import type { X402HonoMiddleware } from "../../src/adapters/hono.js";
+import { x402Fastify, type X402FastifyOptions } from "../../src/adapters/fastify.js";
+import { x402Fetch, type X402FetchHandler, type X402FetchOptions } from "../../src/adapters/fetch.js";
+import { x402Hono, type X402HonoMiddleware, type X402HonoOptions } from "../../src/adapters/hono.js";
 import type { FetchConnection } from "../../src/adapters/fetchRequestFacts.js";
 
 /** Hop-by-hop headers: a forwarding step neither sends nor passes them on. */
@@ -79,4 +81,52 @@ export function honoListener(
   app.use(middleware);
   app.all("*", (c) => next(c.req.raw));
   return getRequestListener(app.fetch) as unknown as RequestListener;
+}
+
+const EXTENSION_METHODS = ["PURGE", "PROPFIND", "LOCK", "QUERY", "MKCOL", "TRACE"];
+
+/**
+ * A Fastify app with `x402Fastify` registered, then `handler` for every request (given the raw request and
+ * response, Fastify told it is hijacked), as a Node listener: Fastify's own routing and reply run in between.
+ */
+export function fastifyListener(options: X402FastifyOptions, handler: RequestListener): RequestListener {
+  let listener: RequestListener | undefined;
+  const app = Fastify({
+    serverFactory: (handle) => {
+      listener = handle;
+      return createServer(handle);
+    },
+  });
+  void app.register(x402Fastify, options);
+  // The handlers read the body themselves, as behind the other adapters: Fastify leaves the stream unread.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null));
+  // Fastify routes only the methods it knows: the suites' extension methods too, as Express and Node pass them.
+  for (const method of EXTENSION_METHODS)
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  app.all("*", (request, reply) => {
+    reply.hijack();
+    handler(request.raw, reply.raw);
+  });
+  const ready = app.ready();
+  return (req, res) => void ready.then(() => listener?.(req, res));
+}
+
+/** The adapters the suites reach through a bridge: served by `@hono/node-server`, or Fastify. */
+export type BridgedAdapter = "x402Fetch()" | "x402Hono()" | "x402Fastify";
+
+/**
+ * `kind` pricing with `options` in front of `handler`, as a Node listener: Fastify runs `handler` on the raw
+ * request; the Fetch adapters hand the request on over HTTP to `handler` served on loopback (or to `next`).
+ */
+export function bridgedListener(
+  kind: BridgedAdapter,
+  options: object,
+  handler: RequestListener,
+  next?: (request: Request) => Promise<Response>,
+): RequestListener {
+  const behind = next ?? forwardTo(lazyUpstream(handler));
+  if (kind === "x402Fastify") return fastifyListener(options as X402FastifyOptions, handler);
+  if (kind === "x402Hono()") return honoListener(x402Hono(options as X402HonoOptions), behind);
+  return fetchListener(x402Fetch({ connection: socketOf, ...(options as X402FetchOptions) }), behind);
 }

@@ -4,16 +4,23 @@ import { x402, x402Node, type X402Options } from "../../src/index.js";
 import type { SupportReport } from "../../src/paywall/assemblePaymentFlow.js";
 import { x402Fetch, type X402FetchOptions } from "../../src/adapters/fetch.js";
 import { x402Hono } from "../../src/adapters/hono.js";
-import { fetchListener, forwardTo, honoListener, lazyUpstream, socketOf } from "./fetchBridge.js";
+import { bridgedListener } from "./fetchBridge.js";
+import { x402Fastify } from "../../src/adapters/fastify.js";
+import Fastify from "fastify";
 
 /** A handler both adapters can run: Node's request (with `body` parsed from JSON) and response only. */
 export type TestHandler = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => unknown;
 
 /** One way of putting the paywall in front of handlers: the suites run the same cases under each. */
 export interface PaywallAdapter {
-  name: "express" | "node:http" | "x402Fetch()" | "x402Hono()";
+  name: "express" | "node:http" | "x402Fetch()" | "x402Hono()" | "x402Fastify";
   /** Build the paywall alone (what start-up checks and `checkSupport` need). */
-  paywall(options: X402Options): { checkSupport(): Promise<SupportReport>; close(): Promise<void> };
+  paywall(options: X402Options): {
+    checkSupport(): Promise<SupportReport>;
+    close(): Promise<void>;
+    /** Settles once the paywall is set up (Fastify registers plugins at `ready`); rejects as its options do. */
+    ready?(): Promise<unknown>;
+  };
   /** The paywall, then `handlers` by `"METHOD /path"` (HEAD served by GET; paths case-insensitive), else 404. */
   app(options: X402Options, handlers: Record<string, TestHandler>): RequestListener;
 }
@@ -80,20 +87,34 @@ const nodeAdapter: PaywallAdapter = {
  */
 const fetchAdapter: PaywallAdapter = {
   name: "x402Fetch()",
-  paywall: (options) => x402Fetch({ connection: socketOf, ...(options as unknown as X402FetchOptions) }),
-  app: (options, handlers) =>
-    fetchListener(
-      x402Fetch({ connection: socketOf, ...(options as unknown as X402FetchOptions) }),
-      forwardTo(lazyUpstream(dispatchTo(handlers))),
-    ),
+  paywall: (options) => x402Fetch(options as unknown as X402FetchOptions),
+  app: (options, handlers) => bridgedListener("x402Fetch()", options, dispatchTo(handlers)),
 };
 
 /** `x402Hono()` in a Hono app served by `@hono/node-server`, the app's one route forwarding to the handlers. */
 const honoAdapter: PaywallAdapter = {
   name: "x402Hono()",
   paywall: (options) => x402Hono(options as never),
-  app: (options, handlers) =>
-    honoListener(x402Hono(options as never), forwardTo(lazyUpstream(dispatchTo(handlers)))),
+  app: (options, handlers) => bridgedListener("x402Hono()", options, dispatchTo(handlers)),
+};
+
+/** `x402Fastify` registered on a Fastify app whose one route hands the raw request to the handlers. */
+const fastifyAdapter: PaywallAdapter = {
+  name: "x402Fastify",
+  paywall: (options) => {
+    const app = Fastify();
+    void app.register(x402Fastify, options as never);
+    const ready = Promise.resolve(app.ready());
+    return {
+      checkSupport: async () => {
+        await ready;
+        return app.x402.checkSupport();
+      },
+      close: () => app.close(),
+      ready: () => ready,
+    };
+  },
+  app: (options, handlers) => bridgedListener("x402Fastify", options, dispatchTo(handlers)),
 };
 
 export const PAYWALL_ADAPTERS: readonly PaywallAdapter[] = [
@@ -101,4 +122,5 @@ export const PAYWALL_ADAPTERS: readonly PaywallAdapter[] = [
   nodeAdapter,
   fetchAdapter,
   honoAdapter,
+  fastifyAdapter,
 ];

@@ -5,9 +5,7 @@ import { x402Node } from "../../../src/adapters/node.js";
 import { createGateway, type RunningGateway } from "../../../src/gateway/createGateway.js";
 import { gatewayConfig } from "../../gateway/support/gatewayConfig.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
-import { x402Fetch } from "../../../src/adapters/fetch.js";
-import { x402Hono } from "../../../src/adapters/hono.js";
-import { fetchListener, forwardTo, honoListener, socketOf } from "../../support/fetchBridge.js";
+import { bridgedListener } from "../../support/fetchBridge.js";
 import { PAY_TO } from "../../support/payments.js";
 import { startLenientUpstream, type LenientUpstream } from "./startLenientUpstream.js";
 
@@ -21,7 +19,13 @@ export interface BypassTarget {
   stop(): Promise<void>;
 }
 
-const NAMES = { express: "x402()", "node:http": "x402Node()", fetch: "x402Fetch()", hono: "x402Hono()" };
+const NAMES = {
+  express: "x402()",
+  "node:http": "x402Node()",
+  fetch: "x402Fetch()",
+  hono: "x402Hono()",
+  fastify: "x402Fastify",
+} as const;
 
 /**
  * x402() in an app with priced handlers, which proxies everything else to a lenient upstream; or
@@ -31,7 +35,7 @@ const NAMES = { express: "x402()", "node:http": "x402Node()", fetch: "x402Fetch(
 export async function startX402Target(
   routes: Record<string, string>,
   facilitatorUrl: string,
-  adapter: "express" | "node:http" | "fetch" | "hono" = "express",
+  adapter: "express" | "node:http" | "fetch" | "hono" | "fastify" = "express",
 ): Promise<BypassTarget> {
   const upstream: LenientUpstream = await startLenientUpstream(Object.keys(routes));
   let handled = 0;
@@ -63,13 +67,10 @@ export async function startX402Target(
     req.pipe(proxied);
   };
   let listener;
-  const forward = forwardTo(() => Promise.resolve(upstream.url));
   if (adapter === "node:http") {
     listener = x402Node(options).wrap(toUpstream);
-  } else if (adapter === "fetch") {
-    listener = fetchListener(x402Fetch({ ...options, connection: socketOf }), forward);
-  } else if (adapter === "hono") {
-    listener = honoListener(x402Hono(options), forward);
+  } else if (adapter !== "express") {
+    listener = bridgedListener(NAMES[adapter], options, toUpstream);
   } else {
     const app = express();
     app.use(x402(options));

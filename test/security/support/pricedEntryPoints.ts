@@ -6,9 +6,7 @@ import { x402Node } from "../../../src/adapters/node.js";
 import { parseConfig } from "../../../src/config/loadConfig.js";
 import { createGateway } from "../../../src/gateway/createGateway.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
-import { x402Fetch } from "../../../src/adapters/fetch.js";
-import { x402Hono } from "../../../src/adapters/hono.js";
-import { fetchListener, forwardTo, honoListener, lazyUpstream, socketOf } from "../../support/fetchBridge.js";
+import { bridgedListener } from "../../support/fetchBridge.js";
 
 export interface PricedEntryPoint {
   name: (typeof ENTRY_POINTS)[number];
@@ -18,7 +16,14 @@ export interface PricedEntryPoint {
   stop(): Promise<void>;
 }
 
-export const ENTRY_POINTS = ["x402()", "x402Node()", "gateway", "x402Fetch()", "x402Hono()"] as const;
+export const ENTRY_POINTS = [
+  "x402()",
+  "x402Node()",
+  "gateway",
+  "x402Fetch()",
+  "x402Hono()",
+  "x402Fastify",
+] as const;
 
 /**
  * One paywall entry point pricing `routes` (a table, or one official route config), with a handler behind
@@ -69,11 +74,7 @@ export async function startPricedEntryPoint(
   }
   let listener;
   if (name === "x402Node()") listener = x402Node(options).wrap(serve);
-  else if (name === "x402Fetch()") {
-    const paywall = x402Fetch({ ...options, connection: socketOf });
-    listener = fetchListener(paywall, forwardTo(lazyUpstream(serve)));
-  } else if (name === "x402Hono()")
-    listener = honoListener(x402Hono(options), forwardTo(lazyUpstream(serve)));
+  else if (name !== "x402()") listener = bridgedListener(name, options, serve);
   else {
     const app = express();
     app.use(x402(options));
