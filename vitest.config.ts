@@ -4,7 +4,21 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: {
     // Examples import the package by name, as users do; tests run them against the source.
-    alias: { "x402-gateway": fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    alias: [
+      {
+        find: /^x402-gateway\/fetch$/,
+        replacement: fileURLToPath(new URL("./src/adapters/fetch.ts", import.meta.url)),
+      },
+      {
+        find: /^x402-gateway\/hono$/,
+        replacement: fileURLToPath(new URL("./src/adapters/hono.ts", import.meta.url)),
+      },
+      {
+        find: /^x402-gateway\/fastify$/,
+        replacement: fileURLToPath(new URL("./src/adapters/fastify.ts", import.meta.url)),
+      },
+      { find: /^x402-gateway$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    ],
   },
   test: {
     include: ["test/**/*.test.ts"],

@@ -1,6 +1,8 @@
 export { x402, type X402Middleware, type X402Options } from "./adapters/express.js";
 export { X402OptionsError } from "./paywall/X402OptionsError.js";
 export { x402Node, type X402NodeHandler, type X402NodeOptions } from "./adapters/node.js";
+export { x402Fetch, type FetchNext, type X402FetchHandler, type X402FetchOptions } from "./adapters/fetch.js";
+export type { ConnectionOf, FetchConnection } from "./adapters/fetchRequestFacts.js";
 export {
   assemblePaymentFlow,
   type AssembledPaymentFlow,

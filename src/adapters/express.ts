@@ -4,6 +4,7 @@ import type { RevocationRequest } from "../recognition/parseRevocationRequest.js
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
 import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
 import { expressRequestFacts } from "./expressRequestFacts.js";
+import { nodeResponsePort } from "./nodeResponsePort.js";
 import type { PaywallOptions } from "../paywall/options.js";
 
 /** `x402()`'s options: a `requireTls` function is given Express's request (its `secure` and `ip` follow `trust proxy`). */
@@ -38,7 +39,12 @@ export function x402(options: X402Options): X402Middleware {
       checked = true;
       void checkSupport();
     }
-    return flow.handle(expressRequestFacts(req), res, next, (info) => (res.locals.x402 = info));
+    return flow.handle(
+      expressRequestFacts(req),
+      nodeResponsePort(res),
+      next,
+      (info) => (res.locals.x402 = info),
+    );
   };
   return Object.assign(middleware, { routes, checkSupport, close, revoke });
 }

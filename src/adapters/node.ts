@@ -3,6 +3,7 @@ import type { PaywallOptions } from "../paywall/options.js";
 import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
 import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import { nodeRequestFacts } from "./nodeRequestFacts.js";
+import { nodeResponsePort } from "./nodeResponsePort.js";
 import type { RequestFacts } from "../paywall/RequestFacts.js";
 import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
@@ -52,7 +53,7 @@ export function nodePaywall(
 ): X402NodeHandler {
   const { flow, routes, checkSupport, close, revoke, ledgerHealth } = assemblePaymentFlow(
     options,
-    (req) => req,
+    (req) => req as IncomingMessage,
   );
   const infos = new WeakMap<ServerResponse, PaywallRequestInfo>();
   let checked = false;
@@ -61,7 +62,7 @@ export function nodePaywall(
       checked = true;
       void checkSupport();
     }
-    return flow.handle(factsOf(req), res, next, (info) => infos.set(res, info));
+    return flow.handle(factsOf(req), nodeResponsePort(res), next, (info) => infos.set(res, info));
   };
   const wrap =
     (handler: (req: IncomingMessage, res: ServerResponse) => void) =>

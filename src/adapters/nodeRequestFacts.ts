@@ -16,7 +16,7 @@ export const socketReading: PeerReading = {
 };
 
 /** Prototype getters: one small object per request, and the peer is read only when asked (most never are). */
-class NodeRequestFacts implements RequestFacts {
+export class NodeRequestFacts implements RequestFacts {
   constructor(
     readonly raw: IncomingMessage,
     private readonly peer: PeerReading,
@@ -48,6 +48,18 @@ class NodeRequestFacts implements RequestFacts {
   }
   get mountPath(): string {
     return "";
+  }
+  get localAddress(): string {
+    return this.raw.socket.localAddress ?? "";
+  }
+  get localPort(): number | string {
+    return this.raw.socket.localPort ?? "";
+  }
+  get parsedBody(): unknown {
+    return (this.raw as { body?: unknown }).body;
+  }
+  get bodyComplete(): boolean {
+    return this.raw.complete;
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import type { ResponseWriter } from "./ResponsePort.js";
 import type { CborFacilitator } from "../facilitator/CborFacilitator.js";
 import type { QuantifiedClaim } from "../protocol/cbor/Claim.js";
 import type { CborFacilitatorRequest } from "../protocol/cbor/facilitatorMessages.js";
@@ -281,7 +281,7 @@ export class CborPaymentWire implements PaymentWire<
     };
   }
 
-  markPaid(res: ServerResponse, receipt: Uint8Array): void {
+  markPaid(res: ResponseWriter, receipt: Uint8Array): void {
     markCborPaid(res, receipt);
   }
 

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { Logger } from "../common/Logger.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import { GatewayError } from "../protocol/errors.js";
@@ -9,12 +8,13 @@ import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import type { Offer } from "./respond.js";
 import type { PaymentWire } from "./PaymentWire.js";
 import type { RequestFacts } from "./RequestFacts.js";
+import type { ResponsePort } from "./ResponsePort.js";
 
 /** One priced request on its way through the payment flow. */
 export interface Exchange {
   req: RequestFacts;
-  /** Node's response: the flow answers on it, or holds what the handler writes to it. */
-  res: ServerResponse;
+  /** The response: the flow answers on it, or holds what the handler answers on it. */
+  res: ResponsePort;
   route: PricedRoute;
   info: PaywallRequestInfo;
   /** The URL offers name (`resource.url`) and sign-in proofs must be for. */

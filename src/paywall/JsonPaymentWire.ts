@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { ResponseWriter } from "./ResponsePort.js";
 import type { Facilitator } from "../facilitator/Facilitator.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
 import { payerOf, paymentIdentity, spentUntilMs } from "../ledger/paymentIdentity.js";
@@ -266,7 +266,7 @@ export class JsonPaymentWire implements PaymentWire<
     };
   }
 
-  markPaid(res: ServerResponse, receipt: SettleResponse): void {
+  markPaid(res: ResponseWriter, receipt: SettleResponse): void {
     markPaid(res, receipt);
   }
 }

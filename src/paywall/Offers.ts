@@ -41,10 +41,10 @@ export class Offers {
       const match = allowed.some((entry) => [host.toLowerCase(), name].includes(entry.toLowerCase()));
       return match ? host : (allowed[0] as string);
     }
-    const local = req.raw.socket.localAddress ?? "";
+    const local = req.localAddress;
     if (host !== "" && isLoopbackHost(local)) return host;
     const address = local.includes(":") ? `[${local}]` : local;
-    return `${address || "localhost"}:${req.raw.socket.localPort ?? ""}`;
+    return `${address || "localhost"}:${req.localPort}`;
   }
 
   /**

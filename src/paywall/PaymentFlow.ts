@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { Logger } from "../common/Logger.js";
 import type { Facilitator } from "../facilitator/Facilitator.js";
 import type { SettlementChecker } from "../facilitator/SettlementChecker.js";
@@ -26,6 +25,7 @@ import type { PaymentWire } from "./PaymentWire.js";
 import type { PaywallPage } from "./PaywallPage.js";
 import { PricedRequests } from "./PricedRequests.js";
 import type { RequestFacts } from "./RequestFacts.js";
+import type { ResponsePort } from "./ResponsePort.js";
 import { Settlements } from "./Settlements.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
@@ -61,9 +61,9 @@ export interface PaymentFlowDeps {
 
 /**
  * The per-request flow of the paywall (docs/design/ARCHITECTURE.md), framework-free: match → offer or verify
- * → serve → settle, on a request's {@link RequestFacts} and Node's `ServerResponse`. Never serves a priced
+ * → serve → settle, on a request's {@link RequestFacts} and a {@link ResponsePort}. Never serves a priced
  * response whose payment did not settle, never settles one whose handler failed, never lets one payment pay
- * twice. Adapters (`x402()` for Express, `x402Node()`) only build the facts.
+ * twice. Adapters (`x402()` for Express, `x402Node()`, `x402Fetch()`…) only build the two.
  */
 export class PaymentFlow {
   private readonly offers: Offers;
@@ -100,7 +100,7 @@ export class PaymentFlow {
    */
   async handle(
     req: RequestFacts,
-    res: ServerResponse,
+    res: ResponsePort,
     next: Next,
     track?: (info: PaywallRequestInfo) => void,
   ): Promise<void> {
@@ -146,8 +146,7 @@ export class PaymentFlow {
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl, exchange.requirements ?? []),
       requirements: route.dynamic === undefined ? route.requirements : undefined,
-      // Node sets `destroyed` before a response emits 'close': no listener needed.
-      gone: () => res.destroyed || req.raw.socket.destroyed,
+      gone: () => res.gone(),
       wire: this.json,
     };
     try {

@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { ResponseWriter } from "./ResponsePort.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { GatewayError } from "../protocol/errors.js";
 import type { PaidEvent } from "./options.js";
@@ -59,7 +59,7 @@ export interface PaymentWire<D = unknown, C = unknown, P = unknown, R = unknown>
   /** The paid event of a settled payment. */
   paidEvent(route: PricedRoute, verified: Verified<P>, receipt: R): PaidEvent;
   /** Put the receipt on the paid response. */
-  markPaid(res: ServerResponse, receipt: R): void;
+  markPaid(res: ResponseWriter, receipt: R): void;
   /** Called once the payment is verified, before the handler runs: drop what described the payment, not a body. */
   beforeServing?(exchange: Exchange): void;
 }

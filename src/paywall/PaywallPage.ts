@@ -7,6 +7,7 @@ import type { PaymentRequirements } from "../protocol/schemas.js";
 import type { Exchange } from "./Exchange.js";
 import type { PaywallPageSettings, PaywallProvider } from "./paywallPageSettings.js";
 import { PAYWALL_PAGE_CSP, renderPaywallPage, type PaywallPageFacts } from "./renderPaywallPage.js";
+import { utf8ByteLength } from "../common/bytes.js";
 import { addVary, type Offer } from "./respond.js";
 
 export interface PaywallPageDeps {
@@ -61,7 +62,7 @@ export class PaywallPage {
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.statusCode = 402;
     res.setHeader("Content-Type", "text/html; charset=utf-8");
-    res.setHeader("Content-Length", Buffer.byteLength(html));
+    res.setHeader("Content-Length", utf8ByteLength(html));
     res.end(html);
   }
 

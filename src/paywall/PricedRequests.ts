@@ -175,7 +175,7 @@ export class PricedRequests {
  * reserved; a declared length is held to the cap by whatever reads it (the gateway's `limits`).
  */
 function refuseUnboundedBody(req: RequestFacts): void {
-  if (req.raw.complete || req.headers["transfer-encoding"] === undefined) return;
+  if (req.bodyComplete || req.headers["transfer-encoding"] === undefined) return;
   throw new GatewayError(
     "length_required",
     "this route settles before it is served: send the body with a Content-Length, not chunked",

@@ -1,15 +1,25 @@
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+/** Request headers by lower-case name, as Node gives them (a repeated header may be a list; these never are). */
+export interface RequestHeaders {
+  [name: string]: string | string[] | undefined;
+  accept?: string | undefined;
+  "access-control-request-method"?: string | undefined;
+  "content-length"?: string | undefined;
+  "content-type"?: string | undefined;
+  host?: string | undefined;
+  "transfer-encoding"?: string | undefined;
+  "user-agent"?: string | undefined;
+}
 
 /**
- * What the payment flow reads of a request, whatever the framework: an adapter builds one per request.
- * `method`, `url` and `headers` write through to the framework's request, because the flow rewrites
- * them (the priced path, a CBOR paid retry served as GET, the CBOR payment's content headers dropped).
+ * What the payment flow reads of a request, whatever the framework or runtime: an adapter builds one per
+ * request. `method`, `url` and `headers` write through to what the adapter hands on, because the flow
+ * rewrites them (the priced path, a CBOR paid retry served as GET, the CBOR payment's content headers dropped).
  */
 export interface RequestFacts {
   method: string;
   /** The request target below the mount point, as routed (`/path?query`, or absolute form). */
   url: string;
-  readonly headers: IncomingHttpHeaders;
+  readonly headers: RequestHeaders;
   /** Whether the client reached us over TLS (a framework may trust a proxy's `X-Forwarded-Proto`). */
   readonly secure: boolean;
   readonly protocol: "http" | "https";
@@ -17,6 +27,14 @@ export interface RequestFacts {
   readonly clientAddress: string;
   /** Where the flow is mounted (`""` at the root), prefixed to the resource URL an offer names. */
   readonly mountPath: string;
-  /** The Node request underneath: its socket, and what user hooks such as `requireTls` are given. */
-  readonly raw: IncomingMessage;
+  /** The address the request came in on (an offer's host when none is configured); `""` when unknown. */
+  readonly localAddress: string;
+  /** The port the request came in on; `""` when unknown. */
+  readonly localPort: number | string;
+  /** Whether the request's body has been read to its end already (settle-before must bound it first). */
+  readonly bodyComplete: boolean;
+  /** The body a body parser that ran before the paywall left (Express's `req.body`), for route functions. */
+  readonly parsedBody: unknown;
+  /** The framework's own request: what user hooks such as `requireTls` are given, and its parsed `body`. */
+  readonly raw: object;
 }

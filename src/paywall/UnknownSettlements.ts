@@ -1,7 +1,9 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "@noble/hashes/sha2";
+import { bytesToHex } from "@noble/hashes/utils";
+import { utf8Bytes } from "../common/bytes.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import { GatewayError } from "../protocol/errors.js";
-import type { HeldSnapshot } from "./holdResponse.js";
+import type { HeldSnapshot } from "./ResponsePort.js";
 import type { Logger } from "../common/Logger.js";
 import { SettlementUnknownError } from "./SettlementUnknownError.js";
 import type { PaymentWire, Verified } from "./PaymentWire.js";
@@ -139,5 +141,5 @@ export class UnknownSettlements {
 
 /** The route and the exact `PAYMENT-SIGNATURE`: what a kept response is bound to. */
 function bindingOf(routeKey: string, header: string): string {
-  return createHash("sha256").update(routeKey).update("\0").update(header).digest("hex");
+  return bytesToHex(sha256(utf8Bytes(`${routeKey}\0${header}`)));
 }

@@ -1,4 +1,5 @@
-import type { ServerResponse } from "node:http";
+import type { ResponseWriter } from "./ResponsePort.js";
+import { base64OfBytes } from "../common/bytes.js";
 import type { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../protocol/headers.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
@@ -23,15 +24,15 @@ const MAX_REASON_CHARS = 256;
  * a route's revelation mask document in `X402-Revelation-Mask`.
  */
 export function sendCborPaymentRequired(
-  res: ServerResponse,
+  res: ResponseWriter,
   offer: Uint8Array,
   maskDocument: Uint8Array | undefined,
   error?: GatewayError,
 ): void {
   res.statusCode = 402;
-  res.setHeader(PAYMENT_REQUIRED, Buffer.from(offer).toString("base64"));
+  res.setHeader(PAYMENT_REQUIRED, base64OfBytes(offer));
   if (maskDocument !== undefined) {
-    res.setHeader(X402_REVELATION_MASK, Buffer.from(maskDocument).toString("base64"));
+    res.setHeader(X402_REVELATION_MASK, base64OfBytes(maskDocument));
   }
   if (error !== undefined && error.code !== "payment_required") {
     res.setHeader(X402_ERROR, error.code);
@@ -41,11 +42,11 @@ export function sendCborPaymentRequired(
   addVary(res, "Accept");
   res.setHeader("Content-Type", CBOR_MEDIA_TYPE);
   res.setHeader("Content-Length", offer.length);
-  res.end(Buffer.from(offer));
+  res.end(offer);
 }
 
 /** Mark a response paid in CBOR: the signed receipt, and no shared caching. */
-export function markCborPaid(res: ServerResponse, receipt: Uint8Array): void {
-  res.setHeader(PAYMENT_RESPONSE, Buffer.from(receipt).toString("base64"));
+export function markCborPaid(res: ResponseWriter, receipt: Uint8Array): void {
+  res.setHeader(PAYMENT_RESPONSE, base64OfBytes(receipt));
   keepPrivate(res);
 }

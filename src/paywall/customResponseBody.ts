@@ -1,4 +1,5 @@
-import type { ServerResponse } from "node:http";
+import type { ResponseWriter } from "./ResponsePort.js";
+import { utf8Bytes } from "../common/bytes.js";
 import {
   responseBodySchema,
   type ResponseBody,
@@ -50,22 +51,21 @@ export async function customResponseBody(
 /** A response body as it goes on the wire. */
 export interface EncodedBody {
   contentType: string;
-  bytes: Buffer;
+  bytes: Uint8Array;
 }
 
 /** A string is sent as is unless the type is JSON, bytes as they are, anything else as JSON. */
 function encodeBody({ contentType, body }: ResponseBody, invalid: (problem: string) => Error): EncodedBody {
-  if (body instanceof Uint8Array)
-    return { contentType, bytes: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
+  if (body instanceof Uint8Array) return { contentType, bytes: body };
   const json = /^[^;]*[/+]json\s*(?:;|$)/i.test(contentType);
-  if (typeof body === "string" && !json) return { contentType, bytes: Buffer.from(body, "utf8") };
+  if (typeof body === "string" && !json) return { contentType, bytes: utf8Bytes(body) };
   let text: string | undefined;
   try {
     text = JSON.stringify(body ?? {});
   } catch (error) {
     throw invalid(`a body that cannot be written as JSON: ${(error as Error).message}`);
   }
-  return { contentType, bytes: Buffer.from(text ?? "{}", "utf8") };
+  return { contentType, bytes: utf8Bytes(text ?? "{}") };
 }
 
 /** The failed settlement as `settlementFailedResponseBody` is given it (the official shape). */
@@ -86,7 +86,7 @@ export function settlementFailure(settlement: SettleResponse): SettlementFailure
  * `PAYMENT-RESPONSE`).
  */
 export function sendCustomPaymentRequired(
-  res: ServerResponse,
+  res: ResponseWriter,
   header: string,
   { contentType, bytes }: EncodedBody,
   settlement?: SettleResponse,

@@ -1,10 +1,11 @@
-import { createHash } from "node:crypto";
+import { sha256 as sha256Of } from "@noble/hashes/sha2";
+import { base64OfBytes, utf8Bytes } from "../common/bytes.js";
 import type { PaymentRequirements } from "../protocol/schemas.js";
 import { escapeHtml, jsonForScript } from "./escapeHtml.js";
 import { PAYWALL_PAGE_SCRIPT, PAYWALL_PAGE_STYLE } from "./paywallPageScript.js";
 import type { Offer } from "./respond.js";
 
-const sha256 = (text: string): string => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+const sha256 = (text: string): string => `'sha256-${base64OfBytes(sha256Of(utf8Bytes(text)))}'`;
 
 /**
  * The page's `Content-Security-Policy`: nothing loads but its own inline script and style (by hash), the

@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import { base64OfText, utf8ByteLength } from "../common/bytes.js";
 import { encodeBase64Json } from "../protocol/base64Json.js";
 import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { encodeErrorBody } from "../protocol/cbor/ErrorBody.js";
@@ -7,6 +7,7 @@ import { asksForCbor } from "./cborRouting.js";
 import type { GatewayError } from "../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../protocol/headers.js";
 import type { PaymentRequirements, ResourceInfo, SettleResponse } from "../protocol/schemas.js";
+import type { ResponseWriter } from "./ResponsePort.js";
 
 /** What a route offers on a 402. */
 export interface Offer {
@@ -18,11 +19,11 @@ export interface Offer {
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /** Answer `status` with `body` as JSON (a HEAD request gets the headers only: Node drops its body). */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(res: ResponseWriter, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader("Content-Type", JSON_CONTENT_TYPE);
-  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.setHeader("Content-Length", utf8ByteLength(text));
   res.end(text);
 }
 
@@ -54,9 +55,9 @@ export function encodePaymentRequired(error: GatewayError, offer: Offer): Encode
   const details = JSON.stringify(error.details) as string | undefined;
   const body = `${head},"message":${JSON.stringify(error.message)}${details === undefined ? "" : `,"details":${details}`}}`;
   return {
-    header: Buffer.from(`${head}}`, "utf8").toString("base64"),
+    header: base64OfText(`${head}}`),
     body,
-    bodyBytes: Buffer.byteLength(body),
+    bodyBytes: utf8ByteLength(body),
   };
 }
 
@@ -65,7 +66,7 @@ export function encodePaymentRequired(error: GatewayError, offer: Offer): Encode
  * and the same object plus `message` and `details` as the body, so curl shows the offer.
  */
 export function sendPaymentRequired(
-  res: ServerResponse,
+  res: ResponseWriter,
   error: GatewayError,
   offer: Offer,
   settlement?: SettleResponse,
@@ -75,7 +76,7 @@ export function sendPaymentRequired(
 
 /** {@link sendPaymentRequired} with the 402 already encoded. */
 export function sendEncodedPaymentRequired(
-  res: ServerResponse,
+  res: ResponseWriter,
   encoded: EncodedPaymentRequired,
   settlement?: SettleResponse,
 ): void {
@@ -90,7 +91,7 @@ export function sendEncodedPaymentRequired(
 }
 
 /** Add a field to `Vary`, keeping what earlier middleware (CORS's `Origin`) put there. */
-export function addVary(res: ServerResponse, field: string): void {
+export function addVary(res: ResponseWriter, field: string): void {
   const current = res.getHeader("Vary");
   if (current === undefined) {
     res.setHeader("Vary", field);
@@ -111,7 +112,7 @@ export function addVary(res: ServerResponse, field: string): void {
  * uses no JSON plaintext payloads with a CBOR client.
  */
 export function sendError(
-  res: ServerResponse,
+  res: ResponseWriter,
   error: GatewayError,
   format: PaymentFormat = asksForCbor(res.req?.headers) ? "cbor" : "json",
 ): void {
@@ -124,17 +125,17 @@ export function sendError(
   res.statusCode = error.status;
   res.setHeader("Content-Type", CBOR_MEDIA_TYPE);
   res.setHeader("Content-Length", body.length);
-  res.end(Buffer.from(body));
+  res.end(body);
 }
 
 /** Mark a paid response: the receipt, and no shared caching. */
-export function markPaid(res: ServerResponse, settlement: SettleResponse): void {
+export function markPaid(res: ResponseWriter, settlement: SettleResponse): void {
   res.setHeader(PAYMENT_RESPONSE, encodeBase64Json(settlement));
   keepPrivate(res);
 }
 
 /** A paid answer is for its payer only: no shared caching, unless the handler said stricter. */
-export function keepPrivate(res: ServerResponse): void {
+export function keepPrivate(res: ResponseWriter): void {
   const cacheControl = res.getHeader("Cache-Control");
   if (typeof cacheControl !== "string" || !/\b(private|no-store)\b/i.test(cacheControl)) {
     res.setHeader("Cache-Control", "private");

@@ -30,7 +30,7 @@ export function routeRequestContext(exchange: Exchange): RouteRequestContext {
         const values = params().getAll(name);
         return values.length === 0 ? undefined : valueOf(values);
       },
-      getBody: () => (req.raw as { body?: unknown }).body,
+      getBody: () => req.parsedBody,
     },
     path: pathname,
     method: req.method,

@@ -1,9 +1,8 @@
-import type { ServerResponse } from "node:http";
 import type { Logger } from "../common/Logger.js";
 import type { PaymentLedger } from "../ledger/PaymentLedger.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import { GatewayError } from "../protocol/errors.js";
-import { holdResponse, type HeldResponse } from "./holdResponse.js";
+import type { HeldResponse, ResponsePort } from "./ResponsePort.js";
 import type { PaywallObserver, PaywallRequestInfo } from "./PaywallObserver.js";
 import { releaseReservation } from "./releaseReservation.js";
 
@@ -30,12 +29,12 @@ export interface HeldPayment {
  */
 export async function serveHeld(
   deps: ServeHeldDeps,
-  exchange: { res: ServerResponse; route: PricedRoute; info: PaywallRequestInfo },
+  exchange: { res: ResponsePort; route: PricedRoute; info: PaywallRequestInfo },
   payment: HeldPayment,
   next: () => void,
 ): Promise<HeldResponse | undefined> {
   const { res, route, info } = exchange;
-  const held = holdResponse(res, deps.maxHeldResponseBytes);
+  const held = res.hold(deps.maxHeldResponseBytes);
   next();
   const outcome = await held.outcome;
   if (outcome.kind === "closed") {

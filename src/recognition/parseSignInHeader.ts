@@ -1,4 +1,4 @@
-import { Buffer } from "node:buffer";
+import { utf8ByteLength } from "../common/bytes.js";
 import { z } from "zod/v4";
 import { Base64JsonError, decodeBase64Json } from "../protocol/base64Json.js";
 import { describeIssues } from "../protocol/describeIssues.js";
@@ -41,7 +41,7 @@ export type SignInPayload = z.infer<typeof signInPayloadSchema>;
  * Throws `400 invalid_sign_in` naming what was wrong: the encoding, or the fields.
  */
 export function parseSignInHeader(header: string): SignInPayload {
-  if (Buffer.byteLength(header, "utf8") > MAX_JSON_PAYMENT_HEADER_BYTES) {
+  if (utf8ByteLength(header) > MAX_JSON_PAYMENT_HEADER_BYTES) {
     throw new GatewayError(
       "invalid_sign_in",
       `SIGN-IN-WITH-X is larger than ${MAX_JSON_PAYMENT_HEADER_BYTES} bytes`,

@@ -171,8 +171,11 @@ describe.each(PAYWALL_ADAPTERS)("a paywallProvider under $name", (adapter) => {
     expect((await request(app).get("/custom").set("Accept", BROWSER)).text).toBe(CUSTOM);
   });
 
-  it("refuses a paywallProvider without generateHtml and unknown paywall keys", () => {
-    expect(() => adapter.paywall(options({ paywallProvider: {} as never }))).toThrow(/generateHtml/);
-    expect(() => adapter.paywall(options({ paywall: { theme: "dark" } as never }))).toThrow(/theme/);
+  it("refuses a paywallProvider without generateHtml and unknown paywall keys", async () => {
+    // (Fastify registers a plugin at `ready`: refused there.)
+    const setUp = (given: Parameters<typeof options>[0]) =>
+      (async () => adapter.paywall(options(given)).ready?.())();
+    await expect(setUp({ paywallProvider: {} as never })).rejects.toThrow(/generateHtml/);
+    await expect(setUp({ paywall: { theme: "dark" } as never })).rejects.toThrow(/theme/);
   });
 });

@@ -545,7 +545,7 @@ describe("what a body function returns, as a property", () => {
             const { contentType, body } = returned as { contentType: string; body: unknown };
             expect(encoded?.contentType).toBe(contentType);
             expect(contentType).toMatch(/^[\x21-\x7e][\x20-\x7e]*$/);
-            const text = encoded?.bytes.toString("utf8");
+            const text = encoded && new TextDecoder().decode(encoded.bytes);
             if (typeof body === "string" && contentType === "text/plain") expect(text).toBe(body);
             else if (contentType === "application/json")
               expect(JSON.parse(text ?? "")).toEqual(JSON.parse(JSON.stringify(body ?? {})));

@@ -8,6 +8,7 @@ import { createGateway, type RunningGateway } from "../../src/gateway/createGate
 import { gatewayConfig } from "../gateway/support/gatewayConfig.js";
 import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { listenOnLoopback } from "../support/listenOnLoopback.js";
+import { bridgedListener } from "../support/fetchBridge.js";
 import { PAY_TO } from "../support/payments.js";
 import { rawHttp } from "./support/rawHttp.js";
 
@@ -46,6 +47,10 @@ beforeAll(async () => {
   };
   const viaExpress = await listenOnLoopback(express().use(x402(options)).use(toUpstream));
   const viaNode = await listenOnLoopback(x402Node(options).wrap(toUpstream));
+  for (const kind of ["x402Fetch()", "x402Hono()", "x402Fastify"] as const) {
+    const server = await listenOnLoopback(bridgedListener(kind, options, toUpstream));
+    targets.push({ name: kind, url: server.url, close: () => server.close() });
+  }
   targets.push(
     { name: "gateway", url: gateway.url, close: () => gateway.close() },
     { name: "x402()", url: viaExpress.url, close: () => viaExpress.close() },
@@ -61,7 +66,7 @@ afterAll(async () => {
 let upstreamHits = 0;
 const hits = () => upstream.seen.length + upstreamHits;
 
-describe.each(["gateway", "x402()", "x402Node()"])(
+describe.each(["gateway", "x402()", "x402Node()", "x402Fetch()", "x402Hono()", "x402Fastify"])(
   "methods on priced paths through %s (issue 20, item 10)",
   (name) => {
     const url = () => targets.find((target) => target.name === name)?.url as string;

@@ -29,6 +29,9 @@ beforeAll(async () => {
     await startX402Target(corpus.priced, facilitator.url),
     await startX402Target(corpus.priced, facilitator.url, "node:http"),
     await startGatewayTarget(corpus.priced, facilitator.url),
+    await startX402Target(corpus.priced, facilitator.url, "fetch"),
+    await startX402Target(corpus.priced, facilitator.url, "hono"),
+    await startX402Target(corpus.priced, facilitator.url, "fastify"),
   );
 });
 
@@ -54,37 +57,40 @@ async function expectRefused(
   return { status: response.status, amount };
 }
 
-describe.each(["x402()", "x402Node()", "gateway"])("path bypass corpus against %s", (name) => {
-  const target = () => targets.find((candidate) => candidate.name === name) as BypassTarget;
+describe.each(["x402()", "x402Node()", "gateway", "x402Fetch()", "x402Hono()", "x402Fastify"])(
+  "path bypass corpus against %s",
+  (name) => {
+    const target = () => targets.find((candidate) => candidate.name === name) as BypassTarget;
 
-  it("control: the lenient upstream serves such spellings when nothing stands in front of it", async () => {
-    const before = target().hitCount();
-    const direct = await rawHttp(target().upstreamUrl, { method: "GET", target: "/api/%EF%BD%81py;x=1" });
-    expect(direct.status).toBe(200);
-    expect(target().hitCount()).toBe(before + 1);
-  });
+    it("control: the lenient upstream serves such spellings when nothing stands in front of it", async () => {
+      const before = target().hitCount();
+      const direct = await rawHttp(target().upstreamUrl, { method: "GET", target: "/api/%EF%BD%81py;x=1" });
+      expect(direct.status).toBe(200);
+      expect(target().hitCount()).toBe(before + 1);
+    });
 
-  it.each(
-    corpus.cases.map((c) => [
-      `${c.method} ${c.target}${c.headers ? " + " + Object.keys(c.headers)[0] : ""}`,
-      c,
-    ]),
-  )("%s: no 2xx, no priced hit", async (_label, request) => {
-    const { status, amount } = await expectRefused(target(), request as Case);
-    const { pricedAt } = request as Case;
-    if (pricedAt !== undefined) {
-      expect(status).toBe(402);
-      expect(amount).toBe(pricedAt);
-    }
-    expect(facilitator.count("settle")).toBe(0);
-  });
+    it.each(
+      corpus.cases.map((c) => [
+        `${c.method} ${c.target}${c.headers ? " + " + Object.keys(c.headers)[0] : ""}`,
+        c,
+      ]),
+    )("%s: no 2xx, no priced hit", async (_label, request) => {
+      const { status, amount } = await expectRefused(target(), request as Case);
+      const { pricedAt } = request as Case;
+      if (pricedAt !== undefined) {
+        expect(status).toBe(402);
+        expect(amount).toBe(pricedAt);
+      }
+      expect(facilitator.count("settle")).toBe(0);
+    });
 
-  it("combined spellings of priced paths (fast-check): no 2xx, no priced hit", async () => {
-    await fc.assert(
-      fc.asyncProperty(spellings(), async ({ method, target: spelled }) => {
-        await expectRefused(target(), { item: 0, method, target: spelled });
-      }),
-      { numRuns: 150 },
-    );
-  });
-});
+    it("combined spellings of priced paths (fast-check): no 2xx, no priced hit", async () => {
+      await fc.assert(
+        fc.asyncProperty(spellings(), async ({ method, target: spelled }) => {
+          await expectRefused(target(), { item: 0, method, target: spelled });
+        }),
+        { numRuns: 150 },
+      );
+    });
+  },
+);

@@ -6,6 +6,7 @@ import { createGateway, type RunningGateway } from "../../src/gateway/createGate
 import { x402, x402Node, type X402Options } from "../../src/index.js";
 import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { sendJson } from "./paywallAdapters.js";
+import { bridgedListener } from "./fetchBridge.js";
 
 /** A paywall in front of a resource, as `x402()`, `x402Node()` or the gateway: the CBOR suites run on all three. */
 export interface CborTarget {
@@ -25,21 +26,27 @@ export type CborTargetSettings = Pick<
   "facilitator" | "cbor" | "payTo" | "network" | "assets" | "routes" | "rpcUrls" | "settlementCheckTimeoutMs"
 >;
 
-export type CborTargetKind = "x402()" | "x402Node()" | "x402-gateway serve";
-export const CBOR_TARGET_KINDS: CborTargetKind[] = ["x402()", "x402Node()", "x402-gateway serve"];
+export type CborTargetKind =
+  "x402()" | "x402Node()" | "x402-gateway serve" | "x402Fetch()" | "x402Hono()" | "x402Fastify";
+export const CBOR_TARGET_KINDS: CborTargetKind[] = [
+  "x402()",
+  "x402Node()",
+  "x402-gateway serve",
+  "x402Fetch()",
+  "x402Hono()",
+  "x402Fastify",
+];
 
 export function startCborTarget(
   kind: CborTargetKind,
   settings: CborTargetSettings,
   now: () => number,
 ): Promise<CborTarget> {
-  return kind === "x402-gateway serve"
-    ? viaGateway(settings, now)
-    : viaMiddleware(kind === "x402()" ? "express" : "node:http", settings, now);
+  return kind === "x402-gateway serve" ? viaGateway(settings, now) : viaMiddleware(kind, settings, now);
 }
 
 async function viaMiddleware(
-  adapter: "express" | "node:http",
+  adapter: Exclude<CborTargetKind, "x402-gateway serve">,
   settings: CborTargetSettings,
   now: () => number,
 ): Promise<CborTarget> {
@@ -59,7 +66,11 @@ async function viaMiddleware(
     });
   };
   const app =
-    adapter === "express" ? express().use(x402(options)).use(handler) : x402Node(options).wrap(handler);
+    adapter === "x402()"
+      ? express().use(x402(options)).use(handler)
+      : adapter === "x402Node()"
+        ? x402Node(options).wrap(handler)
+        : bridgedListener(adapter, options, handler);
   // Room for an oversized payment header, so that the paywall (not Node) answers 431.
   const server: Server = createServer({ maxHeaderSize: 256 * 1024 }, app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

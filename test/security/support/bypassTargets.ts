@@ -5,6 +5,7 @@ import { x402Node } from "../../../src/adapters/node.js";
 import { createGateway, type RunningGateway } from "../../../src/gateway/createGateway.js";
 import { gatewayConfig } from "../../gateway/support/gatewayConfig.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
+import { bridgedListener } from "../../support/fetchBridge.js";
 import { PAY_TO } from "../../support/payments.js";
 import { startLenientUpstream, type LenientUpstream } from "./startLenientUpstream.js";
 
@@ -18,14 +19,23 @@ export interface BypassTarget {
   stop(): Promise<void>;
 }
 
+const NAMES = {
+  express: "x402()",
+  "node:http": "x402Node()",
+  fetch: "x402Fetch()",
+  hono: "x402Hono()",
+  fastify: "x402Fastify",
+} as const;
+
 /**
  * x402() in an app with priced handlers, which proxies everything else to a lenient upstream; or
- * x402Node() in front of that upstream alone (its priced paths count as the upstream's hits).
+ * x402Node(), x402Fetch() or x402Hono() in front of that upstream alone (its priced paths count as the
+ * upstream's hits; the Fetch ones, served by `@hono/node-server`, hand the request on over HTTP).
  */
 export async function startX402Target(
   routes: Record<string, string>,
   facilitatorUrl: string,
-  adapter: "express" | "node:http" = "express",
+  adapter: "express" | "node:http" | "fetch" | "hono" | "fastify" = "express",
 ): Promise<BypassTarget> {
   const upstream: LenientUpstream = await startLenientUpstream(Object.keys(routes));
   let handled = 0;
@@ -59,6 +69,8 @@ export async function startX402Target(
   let listener;
   if (adapter === "node:http") {
     listener = x402Node(options).wrap(toUpstream);
+  } else if (adapter !== "express") {
+    listener = bridgedListener(NAMES[adapter], options, toUpstream);
   } else {
     const app = express();
     app.use(x402(options));
@@ -74,7 +86,7 @@ export async function startX402Target(
   }
   const server = await listenOnLoopback(listener);
   return {
-    name: adapter === "express" ? "x402()" : "x402Node()",
+    name: NAMES[adapter],
     url: server.url,
     upstreamUrl: upstream.url,
     hitCount: () => handled + upstream.hitCount(),

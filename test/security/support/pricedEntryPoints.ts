@@ -6,21 +6,30 @@ import { x402Node } from "../../../src/adapters/node.js";
 import { parseConfig } from "../../../src/config/loadConfig.js";
 import { createGateway } from "../../../src/gateway/createGateway.js";
 import { listenOnLoopback } from "../../support/listenOnLoopback.js";
+import { bridgedListener } from "../../support/fetchBridge.js";
 
 export interface PricedEntryPoint {
-  name: "x402()" | "x402Node()" | "gateway";
+  name: (typeof ENTRY_POINTS)[number];
   url: string;
   /** Requests that reached the handler (or upstream) behind the paywall. */
   hits(): number;
   stop(): Promise<void>;
 }
 
-export const ENTRY_POINTS = ["x402()", "x402Node()", "gateway"] as const;
+export const ENTRY_POINTS = [
+  "x402()",
+  "x402Node()",
+  "gateway",
+  "x402Fetch()",
+  "x402Hono()",
+  "x402Fastify",
+] as const;
 
 /**
  * One paywall entry point pricing `routes` (a table, or one official route config), with a handler behind
  * it that serves anything with 200 and counts what it served: `x402()` in an Express app, `x402Node()`
- * around a `node:http` handler, or the gateway loaded from YAML in front of an upstream.
+ * around a `node:http` handler, the gateway loaded from YAML in front of an upstream, or `x402Fetch()` /
+ * `x402Hono()` served by `@hono/node-server`, handing on over HTTP to the handler on loopback.
  */
 export async function startPricedEntryPoint(
   name: PricedEntryPoint["name"],
@@ -65,6 +74,7 @@ export async function startPricedEntryPoint(
   }
   let listener;
   if (name === "x402Node()") listener = x402Node(options).wrap(serve);
+  else if (name !== "x402()") listener = bridgedListener(name, options, serve);
   else {
     const app = express();
     app.use(x402(options));

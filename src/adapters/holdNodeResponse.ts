@@ -1,25 +1,5 @@
 import { ServerResponse, type OutgoingHttpHeaders } from "node:http";
-
-export type HoldOutcome =
-  { kind: "ended"; status: number; bytes: number } | { kind: "overflow"; bytes: number } | { kind: "closed" };
-
-/** What a handler wrote, kept to be sent later on another response (a retry). */
-export interface HeldSnapshot {
-  status: number;
-  headers: OutgoingHttpHeaders;
-  body: Buffer;
-}
-
-export interface HeldResponse {
-  /** Settles when the handler ends its response, writes more than the cap, or the client goes away. */
-  readonly outcome: Promise<HoldOutcome>;
-  /** Send what the handler wrote (status, headers, body), plus any headers set since. */
-  release(): void;
-  /** Drop what the handler wrote, body and headers, so the caller can answer instead. */
-  discard(): void;
-  /** A copy of what the handler wrote so far (call before `discard`). */
-  snapshot(): HeldSnapshot;
-}
+import type { HeldResponse, HeldSnapshot, HoldOutcome } from "../paywall/ResponsePort.js";
 
 type Callback = (error?: Error | null) => void;
 
@@ -28,7 +8,7 @@ type Callback = (error?: Error | null) => void;
  * up to `maxBytes`, so that it can be sent or dropped once settlement has decided. Past the cap the
  * held bytes are dropped at once and the rest of the handler's writes are swallowed.
  */
-export function holdResponse(res: ServerResponse, maxBytes: number): HeldResponse {
+export function holdNodeResponse(res: ServerResponse, maxBytes: number): HeldResponse {
   return new Hold(res, maxBytes);
 }
 
