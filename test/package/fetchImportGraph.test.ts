@@ -45,6 +45,8 @@ function nodeImportsOf(entries: string[]): Map<string, string[]> {
  * list only shrinks). Until it is empty the Fetch adapter runs on Node, Bun and Deno, not on Workers.
  */
 const STILL_TO_PORT = [
+  // The facilitator client's Node transport (node:http keep-alive, #32): to be loaded only on Node.
+  "facilitator/facilitatorTransport.ts",
   "ledger/MemoryPaymentLedger.ts",
   "ledger/RedisPaymentLedger.ts",
   "ledger/paymentIdentity.ts",
