@@ -250,6 +250,21 @@ describe.skipIf(HAPROXY === undefined)(
     it("kill -9 of a gateway holding paid requests: nothing settled there; each payer's retry is served once", async () => {
       const inFlight = 6;
       const url = `${fleet.haproxy.url}/paid/held`;
+      // Round robin must reach the victim: a gateway left not ready by the failover before (its ledger
+      // check) is out of HAProxy's rotation until 2 good checks (250 ms apart) bring it back.
+      await until("every gateway to be ready", async () =>
+        (
+          await Promise.all(
+            fleet.gateways.map((gateway) =>
+              fetch(`${gateway.url}/readyz`).then(
+                (answer) => answer.status === 200,
+                () => false,
+              ),
+            ),
+          )
+        ).every(Boolean),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       const headers = await signer.sign(url, inFlight);
       const chain = await watchPayee(stack);
       const settlesBefore = stack.facilitator.calls.settle;
