@@ -79,7 +79,14 @@ export type EvmExactPayload = z.infer<typeof evmExactPayloadSchema>;
 /** Largest JSON of a facilitator answer's `extensions` and `extra` passed on to the client, in bytes. */
 export const MAX_ANSWER_EXTENSIONS_BYTES = 4096;
 
-const answerRecord = z.record(z.string(), z.unknown());
+/**
+ * A JSON object of any keys. Not `z.record`: zod takes an object whose own `constructor` key is an object
+ * for a class instance and refuses it, which would turn a settled payment's answer into a malformed one.
+ */
+const answerRecord = z.custom<Record<string, unknown>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  { error: "expected a JSON object" },
+);
 
 /**
  * `extensions` and `extra` as the official packages pass them on (in `PAYMENT-RESPONSE` for a

@@ -105,6 +105,11 @@ describe("the facilitator's answer fields", () => {
     expect(withFields).toBeGreaterThan(5);
   }, 120_000);
 
+  it("an extensions key named constructor (a counterexample CI found: answered 503) is passed on as the official does", async () => {
+    settlesWith({ extensions: { constructor: {} } });
+    expect(await paidResponse(ours())).toEqual(await paidResponse(official()));
+  });
+
   it("a facilitator's oversized extensions are dropped: the paid response stays readable and is delivered", async () => {
     settlesWith({ amount: "1000", extensions: { big: "x".repeat(MAX_ANSWER_EXTENSIONS_BYTES) } });
     const receipt = await paidResponse(ours());
