@@ -2,7 +2,7 @@
 // `npx tsx bench/codecs.ts` prints a table; `compareCodecs()` returns the same figures for the bench suite.
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
-import { decodePaymentHeader } from "../src/paywall/decodePaymentHeader.js";
+import { decodePaymentHeader } from "../src/paywall/wires/decodePaymentHeader.js";
 import { createCborPayment } from "../src/payer/createCborPayment.js";
 import { issueCborRequest } from "../src/pricing/cborPaymentRequests.js";
 import { resolveCborOffer } from "../src/pricing/resolveCborOffer.js";

@@ -1,5 +1,5 @@
 export { x402, type X402Middleware, type X402Options } from "./adapters/express.js";
-export { X402OptionsError } from "./paywall/X402OptionsError.js";
+export { X402OptionsError } from "./paywall/setup/X402OptionsError.js";
 export { x402Node, type X402NodeHandler, type X402NodeOptions } from "./adapters/node.js";
 export { x402Fetch, type FetchNext, type X402FetchHandler, type X402FetchOptions } from "./adapters/fetch.js";
 export type { ConnectionOf, FetchConnection } from "./adapters/fetchRequestFacts.js";
@@ -7,9 +7,9 @@ export {
   assemblePaymentFlow,
   type AssembledPaymentFlow,
   type SupportReport,
-} from "./paywall/assemblePaymentFlow.js";
-export type { PaymentFlow } from "./paywall/PaymentFlow.js";
-export type { RequestFacts } from "./paywall/RequestFacts.js";
+} from "./paywall/setup/assemblePaymentFlow.js";
+export type { PaymentFlow } from "./paywall/flow/PaymentFlow.js";
+export type { RequestFacts } from "./paywall/request/RequestFacts.js";
 export type {
   PaywallOptions,
   PaidEvent,
@@ -18,7 +18,7 @@ export type {
   PaywallSettings,
   PaywallPageSettings,
   PaywallProvider,
-} from "./paywall/options.js";
+} from "./paywall/setup/options.js";
 export type { DiscoverySettings } from "./pricing/discoverySettings.js";
 export type { BazaarDeclaration } from "./pricing/declareBazaar.js";
 export type {
@@ -32,7 +32,7 @@ export type {
   SettlementFailure,
 } from "./pricing/routeFunctions.js";
 export type { Logger } from "./common/Logger.js";
-export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/PaywallObserver.js";
+export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/flow/PaywallObserver.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
 export type { Facilitator } from "./facilitator/Facilitator.js";
 export { fromFacilitatorClient, type FacilitatorClient } from "./facilitator/fromFacilitatorClient.js";

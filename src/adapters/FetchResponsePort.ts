@@ -5,8 +5,8 @@ import type {
   HoldOutcome,
   ResponseHeaders,
   ResponsePort,
-} from "../paywall/ResponsePort.js";
-import type { RequestHeaders } from "../paywall/RequestFacts.js";
+} from "../paywall/responses/ResponsePort.js";
+import type { RequestHeaders } from "../paywall/request/RequestFacts.js";
 
 /** Status of the answer when the client went away before one was decided (nobody reads it). */
 const CLIENT_GONE = 499;

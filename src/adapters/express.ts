@@ -2,10 +2,10 @@ import type { Request, RequestHandler } from "express";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
-import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
+import { assemblePaymentFlow, type SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
 import { expressRequestFacts } from "./expressRequestFacts.js";
 import { nodeResponsePort } from "./nodeResponsePort.js";
-import type { PaywallOptions } from "../paywall/options.js";
+import type { PaywallOptions } from "../paywall/setup/options.js";
 
 /** `x402()`'s options: a `requireTls` function is given Express's request (its `secure` and `ip` follow `trust proxy`). */
 export type X402Options = PaywallOptions<Request>;

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import type { RequestFacts } from "../paywall/RequestFacts.js";
+import type { RequestFacts } from "../paywall/request/RequestFacts.js";
 import { NodeRequestFacts, type PeerReading } from "./nodeRequestFacts.js";
 
 /** Express's reading of the peer: `protocol` and `ip` honour the app's `trust proxy` (computed on each read). */

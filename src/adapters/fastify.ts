@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
-import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
-import type { PaywallOptions } from "../paywall/options.js";
-import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import { assemblePaymentFlow, type SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
+import type { PaywallOptions } from "../paywall/setup/options.js";
+import type { PaywallRequestInfo } from "../paywall/flow/PaywallObserver.js";
 import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";

@@ -1,7 +1,7 @@
-import type { PaywallOptions } from "../paywall/options.js";
-import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import type { PaywallOptions } from "../paywall/setup/options.js";
+import type { PaywallRequestInfo } from "../paywall/flow/PaywallObserver.js";
 import type { LedgerHealth } from "../ledger/PaymentLedger.js";
-import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
+import { assemblePaymentFlow, type SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";

@@ -1,4 +1,4 @@
-import type { RequestFacts, RequestHeaders } from "../paywall/RequestFacts.js";
+import type { RequestFacts, RequestHeaders } from "../paywall/request/RequestFacts.js";
 
 /** The connection a request came in on, as the runtime tells it (a `node:net` socket is one). */
 export interface FetchConnection {

@@ -1,5 +1,5 @@
 import { ServerResponse, type OutgoingHttpHeaders } from "node:http";
-import type { HeldResponse, HeldSnapshot, HoldOutcome } from "../paywall/ResponsePort.js";
+import type { HeldResponse, HeldSnapshot, HoldOutcome } from "../paywall/responses/ResponsePort.js";
 
 type Callback = (error?: Error | null) => void;
 

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { PaywallOptions } from "../paywall/options.js";
-import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import type { PaywallOptions } from "../paywall/setup/options.js";
+import type { PaywallRequestInfo } from "../paywall/flow/PaywallObserver.js";
 import type { LedgerHealth } from "../ledger/PaymentLedger.js";
 import { nodeRequestFacts } from "./nodeRequestFacts.js";
 import { nodeResponsePort } from "./nodeResponsePort.js";
-import type { RequestFacts } from "../paywall/RequestFacts.js";
-import { assemblePaymentFlow, type SupportReport } from "../paywall/assemblePaymentFlow.js";
+import type { RequestFacts } from "../paywall/request/RequestFacts.js";
+import { assemblePaymentFlow, type SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";

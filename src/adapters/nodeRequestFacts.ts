@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
-import type { RequestFacts } from "../paywall/RequestFacts.js";
+import type { RequestFacts } from "../paywall/request/RequestFacts.js";
 
 /** How a server reads who is at the other end of a request: from the socket, or a trusted proxy's headers. */
 export interface PeerReading {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { HeaderValue, HeldResponse, ResponsePort } from "../paywall/ResponsePort.js";
+import type { HeaderValue, HeldResponse, ResponsePort } from "../paywall/responses/ResponsePort.js";
 import { holdNodeResponse } from "./holdNodeResponse.js";
 
 /** Node's `ServerResponse` as the flow's response port: writes go straight to it, holding swaps its methods. */

@@ -200,7 +200,7 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
   // Loaded here, not at the top: `check-config` and `--help` stay fast without the server's dependencies.
   const { createGateway } = await import("../gateway/createGateway.js");
   const { listenGateway } = await import("../gateway/listenGateway.js");
-  const { X402OptionsError } = await import("../paywall/X402OptionsError.js");
+  const { X402OptionsError } = await import("../paywall/setup/X402OptionsError.js");
   const { createGatewayLogger } = await import("../gateway/createGatewayLogger.js");
   // A worker's log lines say which worker wrote them.
   const logger = cluster.isWorker

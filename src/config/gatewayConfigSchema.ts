@@ -1,8 +1,8 @@
 import { z } from "zod/v4";
 import { facilitatorRoutingShape, facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
-import { paywallSettingsSchema } from "../paywall/paywallSettingsSchema.js";
-import { paywallSettingsIssues } from "../paywall/paywallSettingsIssues.js";
+import { paywallSettingsSchema } from "../paywall/page/paywallSettingsSchema.js";
+import { paywallSettingsIssues } from "../paywall/page/paywallSettingsIssues.js";
 import {
   adminSettingsSchema,
   corsSettingsSchema,

@@ -7,7 +7,7 @@ import { tlsSettingsSchema } from "./tlsSettingsSchema.js";
 
 // The sections of the gateway's config file, each with its defaults; gatewayConfigSchema.ts puts them together.
 
-/** Defaults of the gateway's own keys, written once (the paywall's live in `src/paywall/paywallSettingsSchema.ts`). */
+/** Defaults of the gateway's own keys, written once (the paywall's live in `src/paywall/page/paywallSettingsSchema.ts`). */
 export const GATEWAY_DEFAULTS = {
   host: "127.0.0.1",
   port: 8402,

@@ -1,6 +1,6 @@
 import { z } from "zod/v4";
-import { x402OptionsSchema } from "../paywall/options.js";
-import { paywallSettingsSchema } from "../paywall/paywallSettingsSchema.js";
+import { x402OptionsSchema } from "../paywall/setup/options.js";
+import { paywallSettingsSchema } from "../paywall/page/paywallSettingsSchema.js";
 import { buildConfigJsonSchema } from "./buildConfigJsonSchema.js";
 
 interface Node {

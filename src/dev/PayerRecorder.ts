@@ -20,7 +20,7 @@ export interface PayerRecorderOptions {
  * reaches a real chain some time after the payment: until then `est_ouverte` still answers `0x0`.
  * The local stack's job only: in production the facilitator or the resource owner writes the chain.
  * It records what it is handed (npm start hands it the gateway's paid events that qualify:
- * src/paywall/recordingTargets.ts); it never decides who paid.
+ * src/paywall/flow/recordingTargets.ts); it never decides who paid.
  */
 export class PayerRecorder {
   readonly delayMs: number;

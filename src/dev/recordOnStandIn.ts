@@ -1,7 +1,7 @@
 import type { GatewayConfig } from "../config/gatewayConfigSchema.js";
-import type { PaidEvent } from "../paywall/options.js";
+import type { PaidEvent } from "../paywall/setup/options.js";
 import { buildRouteTable } from "../pricing/buildRouteTable.js";
-import { recordingTargets, recordPaidPayers } from "../paywall/recordingTargets.js";
+import { recordingTargets, recordPaidPayers } from "../paywall/flow/recordingTargets.js";
 import { starknetEndpoint } from "../starknet/StarknetRpc.js";
 import type { LocalStack } from "./startLocalStack.js";
 

@@ -1,5 +1,5 @@
 import { BaseError } from "../common/BaseError.js";
-import type { SupportReport } from "../paywall/assemblePaymentFlow.js";
+import type { SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
 
 /** With `facilitatorSupport: require`, a facilitator whose `/supported` lacks a route's option (or cannot be read) stops the start. */
 export class FacilitatorSupportError extends BaseError {

@@ -1,5 +1,5 @@
 import type { CorsSettings } from "../config/gatewaySectionSchemas.js";
-import { addVary } from "../paywall/respond.js";
+import { addVary } from "../paywall/responses/respond.js";
 import type { Middleware } from "./composeMiddleware.js";
 
 /** Request headers a paying browser client sends. */

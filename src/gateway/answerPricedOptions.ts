@@ -1,6 +1,6 @@
-import { allowedMethods } from "../paywall/allowedMethods.js";
-import { answerPreflight } from "../paywall/answerPreflight.js";
-import { splitUrl } from "../paywall/requestParts.js";
+import { allowedMethods } from "../paywall/request/allowedMethods.js";
+import { answerPreflight } from "../paywall/request/answerPreflight.js";
+import { splitUrl } from "../paywall/request/requestParts.js";
 import type { RouteTable } from "../pricing/RouteTable.js";
 import type { Middleware } from "./composeMiddleware.js";
 

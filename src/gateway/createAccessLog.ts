@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { PaywallRequestInfo } from "../paywall/PaywallObserver.js";
+import type { PaywallRequestInfo } from "../paywall/flow/PaywallObserver.js";
 import type { Middleware } from "./composeMiddleware.js";
 
 /** Headers worth a log line; the sensitive ones are redacted by the logger (see `createGatewayLogger`). */

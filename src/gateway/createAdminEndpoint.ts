@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
 import { bearerTokenCheck } from "../common/bearerTokenCheck.js";
-import { headerOf, splitUrl } from "../paywall/requestParts.js";
-import { sendError } from "../paywall/respond.js";
+import { headerOf, splitUrl } from "../paywall/request/requestParts.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { lenientReadings } from "../pricing/lenientReadings.js";
 import { GatewayError } from "../protocol/errors.js";
 import type { Middleware } from "./composeMiddleware.js";

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
-import type { PaywallObserver } from "../paywall/PaywallObserver.js";
+import type { PaywallObserver } from "../paywall/flow/PaywallObserver.js";
 
 const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 

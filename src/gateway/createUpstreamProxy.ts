@@ -5,8 +5,8 @@ import { parse as parseLegacyUrl } from "node:url";
 import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import type { UpstreamSettings } from "../config/gatewaySectionSchemas.js";
-import { METHOD_OVERRIDE_HEADERS, PATH_OVERRIDE_HEADERS } from "../paywall/refuseOverrides.js";
-import { sendError } from "../paywall/respond.js";
+import { METHOD_OVERRIDE_HEADERS, PATH_OVERRIDE_HEADERS } from "../paywall/request/refuseOverrides.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import {
   PAYMENT_REQUIRED,

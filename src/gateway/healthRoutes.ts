@@ -1,4 +1,4 @@
-import { sendJson } from "../paywall/respond.js";
+import { sendJson } from "../paywall/responses/respond.js";
 import type { PublicReadiness } from "./createReadinessProbe.js";
 import type { LocalRoute } from "./serveLocalRoutes.js";
 

@@ -10,7 +10,7 @@ import { shownHost } from "./shownHost.js";
 import { listenMetrics, type MetricsListener } from "./listenMetrics.js";
 import { MetricsListenError } from "./MetricsListenError.js";
 import { FacilitatorSupportError } from "./FacilitatorSupportError.js";
-import type { SupportReport } from "../paywall/assemblePaymentFlow.js";
+import type { SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
 import { metricsListenerOf } from "../config/metricsListenerOf.js";
 
 export interface RunningGateway {

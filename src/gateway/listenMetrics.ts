@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sendError } from "../paywall/respond.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import { metricsRoute } from "./metricsRoute.js";
 import { routedPath, serveLocalRoutes } from "./serveLocalRoutes.js";

@@ -1,7 +1,7 @@
-import { sendError } from "../paywall/respond.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import { bearerTokenCheck } from "../common/bearerTokenCheck.js";
-import { headerOf } from "../paywall/requestParts.js";
+import { headerOf } from "../paywall/request/requestParts.js";
 import type { LocalRoute } from "./serveLocalRoutes.js";
 
 /**

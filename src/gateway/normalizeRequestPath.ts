@@ -1,10 +1,10 @@
 import type { Middleware } from "./composeMiddleware.js";
-import { splitUrl } from "../paywall/requestParts.js";
-import { markNormalized } from "../paywall/normalizedRequests.js";
-import { sendError } from "../paywall/respond.js";
+import { splitUrl } from "../paywall/request/requestParts.js";
+import { markNormalized } from "../paywall/request/normalizedRequests.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { normalizePath } from "../pricing/normalizePath.js";
-import { invalidPath } from "../paywall/invalidPath.js";
-import { answerPreflight } from "../paywall/answerPreflight.js";
+import { invalidPath } from "../paywall/request/invalidPath.js";
+import { answerPreflight } from "../paywall/request/answerPreflight.js";
 import { STANDARD_METHODS } from "../pricing/compileRoutePattern.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Middleware } from "./composeMiddleware.js";
-import { sendError } from "../paywall/respond.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 import { connectionTokens, FRAMING_HEADERS } from "./hopByHopHeaders.js";
 

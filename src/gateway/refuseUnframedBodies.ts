@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Middleware } from "./composeMiddleware.js";
-import { hasBody } from "../paywall/hasBody.js";
-import { sendError } from "../paywall/respond.js";
+import { hasBody } from "../paywall/request/hasBody.js";
+import { sendError } from "../paywall/responses/respond.js";
 import { GatewayError } from "../protocol/errors.js";
 
 /**

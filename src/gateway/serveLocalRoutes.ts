@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { originFormOf, splitUrl } from "../paywall/requestParts.js";
+import { originFormOf, splitUrl } from "../paywall/request/requestParts.js";
 import type { Middleware } from "./composeMiddleware.js";
 
 /** A path the gateway answers itself (health, metrics…), never priced and never forwarded. */

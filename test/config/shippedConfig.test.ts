@@ -3,7 +3,7 @@ import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { demoHumanityIssuer } from "../../src/dev/demoHumanityIssuer.js";
 import { formatPricedRoutes } from "../../src/cli/start/formatPricedRoutes.js";
-import { enrichBazaar } from "../../src/paywall/enrichBazaar.js";
+import { enrichBazaar } from "../../src/paywall/responses/enrichBazaar.js";
 import { validateDiscoveryExtension, type DiscoveryExtension } from "@x402/extensions/bazaar";
 
 const OPERATIONS = [

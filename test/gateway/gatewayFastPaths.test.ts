@@ -2,7 +2,7 @@ import express from "express";
 import fc from "fast-check";
 import helmet from "helmet";
 import { afterAll, describe, expect, it } from "vitest";
-import { isNormalized, markNormalized } from "../../src/paywall/normalizedRequests.js";
+import { isNormalized, markNormalized } from "../../src/paywall/request/normalizedRequests.js";
 import { normalizePath } from "../../src/pricing/normalizePath.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { precomputeHeaders } from "../../src/gateway/precomputeHeaders.js";

@@ -50,7 +50,7 @@ const STILL_TO_PORT = [
   "ledger/MemoryPaymentLedger.ts",
   "ledger/RedisPaymentLedger.ts",
   "ledger/paymentIdentity.ts",
-  "paywall/CborPaymentWire.ts",
+  "paywall/wires/CborPaymentWire.ts",
   "pricing/cborPaymentRequests.ts",
   "protocol/base64Json.ts",
   "protocol/cbor/PaymentRequest.ts",
@@ -77,9 +77,9 @@ describe("the Fetch adapters' import graph (issue 33, item 1)", () => {
   it("walks the whole graph: the flow, both wires, the ledgers and the facilitator client", () => {
     expect(graph.size).toBeGreaterThan(150);
     for (const part of [
-      "paywall/PaymentFlow.ts",
-      "paywall/JsonPaymentWire.ts",
-      "paywall/CborPaymentWire.ts",
+      "paywall/flow/PaymentFlow.ts",
+      "paywall/wires/JsonPaymentWire.ts",
+      "paywall/wires/CborPaymentWire.ts",
       "facilitator/HttpFacilitator.ts",
     ])
       expect(graph.has(resolve(SRC, part)), part).toBe(true);
@@ -89,7 +89,7 @@ describe("the Fetch adapters' import graph (issue 33, item 1)", () => {
     const core = [...graph.keys()]
       .map((file) => relative(SRC, file))
       .filter((file) => file.startsWith("adapters/") || file.startsWith("paywall/"))
-      .filter((file) => file !== "paywall/CborPaymentWire.ts");
+      .filter((file) => file !== "paywall/wires/CborPaymentWire.ts");
     expect(core.length).toBeGreaterThan(30);
     expect(core.filter((file) => importers.includes(file))).toEqual([]);
   });

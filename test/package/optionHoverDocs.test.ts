@@ -2,7 +2,7 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod/v4";
-import { x402OptionsSchema } from "../../src/paywall/options.js";
+import { x402OptionsSchema } from "../../src/paywall/setup/options.js";
 import { routeSchema } from "../../src/pricing/routeSettings.js";
 
 // Editors show an option's TSDoc on hover: every option of x402() and of a route carries one, and it says

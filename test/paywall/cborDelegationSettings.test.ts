@@ -5,7 +5,7 @@ import { MemoryPaymentLedger } from "../../src/ledger/MemoryPaymentLedger.js";
 import { x402, type ErrorEvent, type X402Options } from "../../src/index.js";
 import { issueGrant } from "../../src/protocol/cbor/issueGrant.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
-import { X402OptionsError } from "../../src/paywall/X402OptionsError.js";
+import { X402OptionsError } from "../../src/paywall/setup/X402OptionsError.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
 import { fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";

@@ -1,8 +1,8 @@
 import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { encodePaymentRequired, type Offer } from "../../src/paywall/respond.js";
-import { PlainOfferCache } from "../../src/paywall/PlainOfferCache.js";
+import { encodePaymentRequired, type Offer } from "../../src/paywall/responses/respond.js";
+import { PlainOfferCache } from "../../src/paywall/responses/PlainOfferCache.js";
 import { ERROR_STATUS, GatewayError, type ErrorCode } from "../../src/protocol/errors.js";
 import type { PaymentRequirements } from "../../src/protocol/schemas.js";
 import type { PricedRoute } from "../../src/pricing/RouteTable.js";

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeHtml, jsonForScript } from "../../src/paywall/escapeHtml.js";
-import { renderPaywallPage } from "../../src/paywall/renderPaywallPage.js";
-import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/paywallPageScript.js";
-import type { Offer } from "../../src/paywall/respond.js";
+import { escapeHtml, jsonForScript } from "../../src/paywall/page/escapeHtml.js";
+import { renderPaywallPage } from "../../src/paywall/page/renderPaywallPage.js";
+import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/page/paywallPageScript.js";
+import type { Offer } from "../../src/paywall/responses/respond.js";
 
 /** Values an attacker (or a careless config) could put where the page shows config or request text. */
 const HOSTILE: readonly string[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/paywallPageScript.js";
+import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/page/paywallPageScript.js";
 import { AUTHORIZATION_FIELDS } from "../../src/protocol/eip3009AuthorizationFields.js";
 
 describe("the paywall page's script (run in Chromium by test/e2e/browserPaywall.test.ts)", () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../src/dev/devAccounts.js";
 import { startPaywallPageStack, type PaywallPageStack } from "../../src/dev/startPaywallPageStack.js";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
-import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/paywallPageScript.js";
+import { PAYWALL_PAGE_SCRIPT } from "../../src/paywall/page/paywallPageScript.js";
 
 // The page's own script, run in Node against the real gateway (recognition on the layer-2 stand-in), with
 // the few DOM elements it touches stubbed and a viem-backed EIP-1193 wallet; the same flow runs in

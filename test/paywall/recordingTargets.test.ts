@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { PaidEvent } from "../../src/paywall/options.js";
+import type { PaidEvent } from "../../src/paywall/setup/options.js";
 import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 import {
   payerFelt,
@@ -9,7 +9,7 @@ import {
   recordPaidPayers,
   type Recording,
   type RecordingTarget,
-} from "../../src/paywall/recordingTargets.js";
+} from "../../src/paywall/flow/recordingTargets.js";
 
 const PAY_TO = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const ASSET = "0x5FbDB2315678afecb367f032d93F642f64180aa3";

@@ -15,7 +15,7 @@ import { AssetTable } from "../../src/pricing/knownAssets.js";
 import { resolvePaymentOptions } from "../../src/pricing/resolvePaymentOptions.js";
 import type { RouteRequestContext } from "../../src/pricing/routeFunctions.js";
 import { GatewayError } from "../../src/protocol/errors.js";
-import { customResponseBody } from "../../src/paywall/customResponseBody.js";
+import { customResponseBody } from "../../src/paywall/responses/customResponseBody.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";

@@ -12,8 +12,8 @@ import type { PaymentRequired as OfficialPaymentRequired } from "@x402/core/type
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { x402, type PaymentRequired } from "../../src/index.js";
-import { decodePaymentHeader } from "../../src/paywall/decodePaymentHeader.js";
-import { matchRequirements } from "../../src/paywall/matchRequirements.js";
+import { decodePaymentHeader } from "../../src/paywall/wires/decodePaymentHeader.js";
+import { matchRequirements } from "../../src/paywall/request/matchRequirements.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { PAY_TO, usdcRequirements } from "../support/payments.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitUrl } from "../../src/paywall/requestParts.js";
+import { splitUrl } from "../../src/paywall/request/requestParts.js";
 import { AssetTable } from "../../src/pricing/knownAssets.js";
 import { lenientReadings, MAX_READINGS } from "../../src/pricing/lenientReadings.js";
 import { RouteTable } from "../../src/pricing/RouteTable.js";

@@ -9,7 +9,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createSIWxClientHook } from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { x402 } from "../../src/adapters/express.js";
-import type { PaywallOutcome } from "../../src/paywall/PaywallObserver.js";
+import type { PaywallOutcome } from "../../src/paywall/flow/PaywallObserver.js";
 import { createSignInGate } from "../../src/recognition/createSignInGate.js";
 import type { SiwxSignInGate } from "../../src/recognition/SiwxSignInGate.js";
 import { encodeBase64Json } from "../../src/protocol/base64Json.js";

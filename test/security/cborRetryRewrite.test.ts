@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dropPaymentContentType, matchWithCborRetry } from "../../src/paywall/cborRouting.js";
+import { dropPaymentContentType, matchWithCborRetry } from "../../src/paywall/wires/cborRouting.js";
 import { buildRouteTable } from "../../src/pricing/buildRouteTable.js";
 import { PAY_TO } from "../support/payments.js";
 

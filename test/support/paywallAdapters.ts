@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import express from "express";
 import { x402, x402Node, type X402Options } from "../../src/index.js";
-import type { SupportReport } from "../../src/paywall/assemblePaymentFlow.js";
+import type { SupportReport } from "../../src/paywall/setup/assemblePaymentFlow.js";
 import { x402Fetch, type X402FetchOptions } from "../../src/adapters/fetch.js";
 import { x402Hono } from "../../src/adapters/hono.js";
 import { bridgedListener } from "./fetchBridge.js";

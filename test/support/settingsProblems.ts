@@ -3,7 +3,7 @@ import { stringify } from "yaml";
 import { x402 } from "../../src/adapters/express.js";
 import { ConfigError } from "../../src/config/ConfigError.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
-import { X402OptionsError } from "../../src/paywall/X402OptionsError.js";
+import { X402OptionsError } from "../../src/paywall/setup/X402OptionsError.js";
 
 /** The problems x402() reports for these settings, one line each (none when it accepts them). */
 export function x402Problems(settings: object): string[] {
