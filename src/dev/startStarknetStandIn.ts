@@ -63,6 +63,8 @@ export interface RunningStarknetStandIn {
    */
   record(payer: string, contract?: string): number;
   recorded(): RecordedPayer[];
+  /** Every `record_payer` call its invoke transactions executed, in order: a payer written twice shows twice. */
+  recordCalls(): Array<{ hash: string; contract: string; payer: string }>;
   /** The dev accounts deployed at start (`starknetDevAccount(0…)`): SNIP-6 accounts of public test keys. */
   devAccounts: StarknetDevAccount[];
   /**
@@ -82,8 +84,11 @@ export interface RunningStarknetStandIn {
  * `starknet_syncing`, `starknet_getClassHashAt`) in the spec's envelopes, with the recognition
  * registry, whose `est_ouverte(payer)` answers `0x1` once the payer is recorded, and dev accounts
  * whose SNIP-6 `is_valid_signature(hash, signature)` answers `VALID` for their Stark key's signature. It
- * executes no Cairo and accepts no transactions: recording is an in-process call of the local
- * facilitators. Its state lives in `file`, so a recorded payer stays recorded across restarts.
+ * executes no Cairo. It takes one kind of transaction, the payer recorder's (`starknet_addInvokeTransaction`:
+ * a dev account's v3 invoke of `record_payer(payer)` on registry contracts, checked for its nonce and
+ * signature, with `starknet_getNonce`, `starknet_getTransactionStatus` and `starknet_getTransactionReceipt`);
+ * `record` is the same write in process. Its state lives in `file`, so a recorded payer, nonces and
+ * receipts stay across restarts.
  */
 export async function startStarknetStandIn(
   options: StartStarknetStandInOptions = {},
@@ -174,6 +179,7 @@ export async function startStarknetStandIn(
       return block;
     },
     recorded: () => registry.recorded(),
+    recordCalls: () => registry.recordCalls(),
     devAccounts,
     deployAccount(publicKey) {
       const key = minimalFelt(publicKey);

@@ -107,7 +107,30 @@ export class StarknetRpc {
   /** Calls `entrypoint` of `contractAddress` with `calldata` (felts); returns the result felts. */
   async call(contractAddress: string, entrypoint: string, calldata: readonly string[]): Promise<string[]> {
     const id = this.nextId++;
-    const request = starknetCallBody(id, contractAddress, entrypoint, calldata);
+    const { result, url, answer } = await this.exchange(
+      id,
+      starknetCallBody(id, contractAddress, entrypoint, calldata),
+    );
+    if (!Array.isArray(result) || !result.every((felt) => typeof felt === "string" && FELT.test(felt))) {
+      throw new StarknetRpcFailureError("malformed", { url, body: JSON.stringify(answer).slice(0, 200) });
+    }
+    return result as string[];
+  }
+
+  /**
+   * Any other method of the API (the payer recorder's `starknet_getNonce`, `starknet_addInvokeTransaction`,
+   * `starknet_getTransactionReceipt`), params by name; resolves the `result` as it came, for the caller to
+   * read. Failures are {@link StarknetRpcFailureError}s, as for {@link call}.
+   */
+  async request(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const id = this.nextId++;
+    return (await this.exchange(id, JSON.stringify({ jsonrpc: "2.0", id, method, params }))).result;
+  }
+
+  private async exchange(
+    id: number,
+    request: string,
+  ): Promise<{ result: unknown; url: string; answer: unknown }> {
     const { url, timeoutMs } = { url: this.endpoint, timeoutMs: this.options.timeoutMs };
     const started = performance.now();
     const report = (exchange: Pick<RpcExchange, "status" | "response">) =>
@@ -142,12 +165,12 @@ export class StarknetRpc {
     } catch (cause) {
       throw new StarknetRpcFailureError("not_json", { url, status, body: text.slice(0, 200) }, cause);
     }
-    return readResult(answer, id, url);
+    return { result: readResult(answer, id, url), url, answer };
   }
 }
 
-/** The result felts of a JSON-RPC answer, or the failure it carries. */
-function readResult(answer: unknown, id: number, url: string): string[] {
+/** The `result` of a JSON-RPC answer, or the failure it carries. */
+function readResult(answer: unknown, id: number, url: string): unknown {
   const envelope = (typeof answer === "object" && answer !== null ? answer : {}) as Record<string, unknown>;
   const error = envelope.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   if (typeof error === "object" && error !== null && typeof error.code === "number") {
@@ -158,14 +181,8 @@ function readResult(answer: unknown, id: number, url: string): string[] {
       data: error.data,
     });
   }
-  const result = envelope.result;
-  if (
-    envelope.jsonrpc !== "2.0" ||
-    envelope.id !== id ||
-    !Array.isArray(result) ||
-    !result.every((felt) => typeof felt === "string" && FELT.test(felt))
-  ) {
+  if (envelope.jsonrpc !== "2.0" || envelope.id !== id || !("result" in envelope)) {
     throw new StarknetRpcFailureError("malformed", { url, body: JSON.stringify(answer).slice(0, 200) });
   }
-  return result as string[];
+  return envelope.result;
 }

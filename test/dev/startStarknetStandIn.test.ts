@@ -217,7 +217,7 @@ describe("the local layer-2 stand-in (startStarknetStandIn)", () => {
     ["jsonrpc 1.0", '{"jsonrpc":"1.0","id":1,"method":"starknet_chainId"}', 200, -32600],
     ["method not a string", '{"jsonrpc":"2.0","id":1,"method":7}', 200, -32600],
     ["id an object", '{"jsonrpc":"2.0","id":{},"method":"starknet_chainId"}', 200, -32600],
-    ["unknown method", '{"jsonrpc":"2.0","id":1,"method":"starknet_addInvokeTransaction"}', 200, -32601],
+    ["unknown method", '{"jsonrpc":"2.0","id":1,"method":"starknet_addDeclareTransaction"}', 200, -32601],
     ["__proto__ as method", '{"jsonrpc":"2.0","id":1,"method":"__proto__"}', 200, -32601],
     ["constructor as method", '{"jsonrpc":"2.0","id":1,"method":"constructor"}', 200, -32601],
     ["params a string", '{"jsonrpc":"2.0","id":1,"method":"starknet_call","params":"x"}', 200, -32602],

@@ -18,6 +18,10 @@ import { hash } from "starknet";
 export const OPENRPC_DOCUMENT_PATH = fileURLToPath(
   new URL("../fixtures/starknet-specs/starknet_api_openrpc.v0.10.2.json", import.meta.url),
 );
+/** The write API of the same version (`starknet_addInvokeTransaction`…), merged into the read API's methods. */
+export const OPENRPC_WRITE_DOCUMENT_PATH = fileURLToPath(
+  new URL("../fixtures/starknet-specs/starknet_write_api.v0.10.2.json", import.meta.url),
+);
 
 /** Selector of a Cairo entry point: starknet_keccak of its name. */
 export function selectorOf(name: string): string {
@@ -145,9 +149,24 @@ let compiledSpec: CompiledSpec | undefined;
 /** Loads and compiles the spec once per process (compiling is the slow part). */
 function loadSpec(): CompiledSpec {
   if (compiledSpec !== undefined) return compiledSpec;
-  const document = rewriteRefs(JSON.parse(readFileSync(OPENRPC_DOCUMENT_PATH, "utf8"))) as {
+  type Document = {
     methods: MethodSpec[];
-    components: { schemas: unknown; errors: Record<string, ErrorSpec & { data?: Record<string, unknown> }> };
+    components: {
+      schemas: Record<string, unknown>;
+      errors: Record<string, ErrorSpec & { data?: Record<string, unknown> }>;
+    };
+  };
+  const read = (path: string) => rewriteRefs(JSON.parse(readFileSync(path, "utf8"))) as Document;
+  const main = read(OPENRPC_DOCUMENT_PATH);
+  const write = read(OPENRPC_WRITE_DOCUMENT_PATH);
+  // The write document's own schemas and errors join the read one's (which win where both name one:
+  // the write document's copies point back at them).
+  const document: Document = {
+    methods: [...main.methods, ...write.methods],
+    components: {
+      schemas: { ...write.components.schemas, ...main.components.schemas },
+      errors: { ...write.components.errors, ...main.components.errors },
+    },
   };
   // The published document writes `"required": "revert_error"`; JSON Schema wants an array.
   const contractErrorData = document.components.errors.CONTRACT_ERROR?.data;
@@ -164,7 +183,11 @@ function loadSpec(): CompiledSpec {
     errorsByCode.set(spec.code, spec);
     errorByRef.set(`${DOC_ID}#/components/errors/${name}`, {
       spec,
-      data: spec.data === undefined ? undefined : compile(spec.data),
+      // The write document writes some errors' data as a bare type name ("string").
+      data:
+        spec.data === undefined
+          ? undefined
+          : compile(typeof spec.data === "string" ? { type: spec.data } : spec.data),
     });
   }
   const methods = new Map<string, CompiledMethod>();

@@ -7,7 +7,20 @@ import { toFelt } from "../../recognition/toFelt.js";
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS recordings (contract TEXT NOT NULL, payer TEXT NOT NULL, block INTEGER NOT NULL,
   recorded_at INTEGER NOT NULL, PRIMARY KEY (contract, payer));
+CREATE TABLE IF NOT EXISTS nonces (account TEXT PRIMARY KEY, nonce INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS transactions (hash TEXT PRIMARY KEY, sender TEXT NOT NULL, nonce INTEGER NOT NULL,
+  block INTEGER NOT NULL, received_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS record_calls (hash TEXT NOT NULL, contract TEXT NOT NULL, payer TEXT NOT NULL);
 `;
+
+/** One accepted invoke transaction: its hash, the block that holds it, and the payers its calls recorded. */
+export interface StandInTransaction {
+  hash: string;
+  sender: string;
+  nonce: number;
+  block: number;
+  recordCalls: Array<{ contract: string; payer: string }>;
+}
 
 /** One recorded payer: the registry contract, the payer's felt, the block that recorded it, when (epoch ms). */
 export interface RecordedPayer {
@@ -44,7 +57,26 @@ export class RecognitionRegistry {
       })();
     }
     this.statements = {
-      head: db.prepare<[], { head: number | null }>("SELECT MAX(block) AS head FROM recordings"),
+      head: db.prepare<[], { head: number | null }>(
+        "SELECT MAX(head) AS head FROM (SELECT MAX(block) AS head FROM recordings UNION ALL SELECT MAX(block) FROM transactions)",
+      ),
+      nonce: db.prepare<[string], { nonce: number }>("SELECT nonce FROM nonces WHERE account = ?"),
+      setNonce: db.prepare(
+        "INSERT INTO nonces (account, nonce) VALUES (?, ?) ON CONFLICT (account) DO UPDATE SET nonce = excluded.nonce",
+      ),
+      insertTransaction: db.prepare(
+        "INSERT INTO transactions (hash, sender, nonce, block, received_at) VALUES (?, ?, ?, ?, ?)",
+      ),
+      findTransaction: db.prepare<[string], { hash: string; sender: string; nonce: number; block: number }>(
+        "SELECT hash, sender, nonce, block FROM transactions WHERE hash = ?",
+      ),
+      insertRecordCall: db.prepare("INSERT INTO record_calls (hash, contract, payer) VALUES (?, ?, ?)"),
+      recordCallsOf: db.prepare<[string], { contract: string; payer: string }>(
+        "SELECT contract, payer FROM record_calls WHERE hash = ? ORDER BY rowid",
+      ),
+      allRecordCalls: db.prepare<[], { hash: string; contract: string; payer: string }>(
+        "SELECT hash, contract, payer FROM record_calls ORDER BY rowid",
+      ),
       find: db.prepare<[string, string], { block: number }>(
         "SELECT block FROM recordings WHERE contract = ? AND payer = ?",
       ),
@@ -75,6 +107,47 @@ export class RecognitionRegistry {
       this.statements.insert.run(...key, block, now);
       return block;
     })();
+  }
+
+  /** The next nonce `account` (a minimal felt) must use: how many of its transactions were accepted. */
+  nonceOf(account: string): number {
+    return this.statements.nonce.get(account)?.nonce ?? 0;
+  }
+
+  /**
+   * Accepts one invoke transaction of `sender` at `nonce` (the caller checked the nonce and signature):
+   * a new block holds it and records each payer of `recordCalls` (a payer already recorded stays as it
+   * was, but the call is kept, so a double write shows). Resolves the block.
+   */
+  acceptInvoke(
+    hash: string,
+    sender: string,
+    nonce: number,
+    recordCalls: ReadonlyArray<{ contract: string; payer: string }>,
+    now = Date.now(),
+  ): number {
+    return this.db.transaction(() => {
+      const block = this.blockNumber() + 1;
+      this.statements.insertTransaction.run(hash, sender, nonce, block, now);
+      this.statements.setNonce.run(sender, nonce + 1);
+      for (const { contract, payer } of recordCalls) {
+        const key = [toFelt(contract), toFelt(payer)] as const;
+        this.statements.insertRecordCall.run(hash, ...key);
+        if (this.statements.find.get(...key) === undefined) this.statements.insert.run(...key, block, now);
+      }
+      return block;
+    })();
+  }
+
+  transaction(hash: string): StandInTransaction | undefined {
+    const row = this.statements.findTransaction.get(hash);
+    if (row === undefined) return undefined;
+    return { ...row, recordCalls: this.statements.recordCallsOf.all(hash) };
+  }
+
+  /** Every record call executed, in order, with its transaction: what shows a payer written twice. */
+  recordCalls(): Array<{ hash: string; contract: string; payer: string }> {
+    return this.statements.allRecordCalls.all();
   }
 
   /** Whether the payer `felt` was recorded in registry `contract` at or before `block`. */
