@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 import { facilitatorRoutingShape, facilitatorSettingsSchema } from "../facilitator/facilitatorSettings.js";
 import { ledgerSettingsSchema } from "../ledger/ledgerSettings.js";
+import { recorderSettingsSchema } from "../recognition/recorder/recorderSettings.js";
 import { paywallSettingsSchema } from "../paywall/page/paywallSettingsSchema.js";
 import { paywallSettingsIssues } from "../paywall/page/paywallSettingsIssues.js";
 import {
@@ -87,6 +88,14 @@ export const gatewayConfigSchema = paywallSettingsSchema
     admin: adminSettingsSchema.prefault({}).meta({
       description:
         "Authenticated operator endpoint, off by default: `POST {path}/revocations` revokes a refunded payer's recognition.",
+    }),
+    /**
+     * The payer recorder, off by default: writes each paying payer to its recognized route's registry
+     * contract (`record_payer(payer)`) from an account of yours, through a durable queue.
+     */
+    recorder: recorderSettingsSchema.optional().meta({
+      description:
+        "The payer recorder, off by default: writes each paying payer to its recognized route's registry contract (`record_payer(payer)`) from an account of yours, through a durable queue. See docs/recognition.md.",
     }),
     /**
      * Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and

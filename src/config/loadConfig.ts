@@ -70,6 +70,18 @@ export async function inspectConfig(
       });
     }
   }
+  // The recorder's files, like the TLS ones, are read from the config file's folder.
+  const recorder = config?.recorder;
+  if (recorder !== undefined) {
+    const base = dirname(resolve(file));
+    if (typeof recorder.queue === "object") recorder.queue = { file: resolve(base, recorder.queue.file) };
+    if (recorder.keystore !== undefined) {
+      recorder.keystore = {
+        file: resolve(base, recorder.keystore.file),
+        passwordFile: resolve(base, recorder.keystore.passwordFile),
+      };
+    }
+  }
   return { config, problems: inspection.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
 }
 

@@ -68,7 +68,7 @@ export interface RunningStarknetStandIn {
   /** The dev accounts deployed at start (`starknetDevAccount(0…)`): SNIP-6 accounts of public test keys. */
   devAccounts: StarknetDevAccount[];
   /**
-   * Deploys an account for a Stark public key (felt hex), in process (the stand-in takes no transactions),
+   * Deploys an account for a Stark public key (felt hex), in process (the stand-in deploys nothing by transaction),
    * and answers its address; it answers `is_valid_signature` from then on (until the process stops).
    */
   deployAccount(publicKey: string): string;

@@ -20,6 +20,7 @@ import type { RevocationRequest } from "../recognition/parseRevocationRequest.js
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
 import { createGatewayLogger } from "./createGatewayLogger.js";
 import { createReadinessProbe } from "./createReadinessProbe.js";
+import { createGatewayRecorder, type GatewayRecorder } from "./createGatewayRecorder.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./createGatewayMetrics.js";
 import { createUpstreamProxy } from "./createUpstreamProxy.js";
 import { sendDeferredContinue } from "./deferredContinue.js";
@@ -85,6 +86,8 @@ export interface Gateway {
   paywall: GatewayPaywall;
   /** Set once `close()` of the running gateway starts draining. */
   drain: DrainState;
+  /** The payer recorder (`recorder` in the config): started and stopped with the listener. */
+  recorder: GatewayRecorder | undefined;
   /** Shorthand for `listenGateway(gateway)`. */
   listen(): Promise<RunningGateway>;
 }
@@ -113,15 +116,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...settings
   } = config;
   const trust = new ProxyTrust(trustProxy);
+  const { recorder: _recorder, ...paywallSettings } = settings;
+  const recorder = createGatewayRecorder(config, { logger, registry: metrics.registry });
+  const onPaid = deps.paywallOverrides?.onPaid;
+  const recordingOnPaid =
+    recorder === undefined
+      ? {}
+      : {
+          onPaid: (event: Parameters<typeof recorder.onPaid>[0]) => {
+            recorder.onPaid(event);
+            return onPaid?.(event);
+          },
+        };
   const paywall = (
     deps.paywall ?? ((options) => nodePaywall(options, (req) => nodeRequestFacts(req, trust)))
   )({
-    ...settings,
+    ...paywallSettings,
     logger: logger.child({ component: "x402" }),
     observer: metrics.observer,
     fetch: deps.fetch,
     requireTls: gatewayRequiresTls(config, trust),
     ...deps.paywallOverrides,
+    ...recordingOnPaid,
   });
 
   const accessLog = createAccessLog({
@@ -148,6 +164,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   );
   const readiness = createReadinessProbe(config, fetchImpl, logger, {
     ledgerHealth: paywall.ledgerHealth?.bind(paywall),
+    ...(recorder === undefined ? {} : { advisory: () => [{ name: "recorder", ...recorder.health() }] }),
   });
   const localRoutes: LocalRoute[] = [...healthRoutes(readiness, drain)];
   const metricsText = metricsSettings.enabled
@@ -214,6 +231,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     config,
     paywall,
     drain,
+    recorder,
     listen: () => listenGateway(gateway),
   };
   return gateway;

@@ -10,7 +10,8 @@ import { checkReadiness } from "./checkReadiness.js";
  */
 export interface PublicReadiness {
   ready: boolean;
-  checks: Array<{ name: string; ok: boolean; reason?: string }>;
+  /** `advisory` checks are shown and do not count toward `ready`. */
+  checks: Array<{ name: string; ok: boolean; reason?: string; advisory?: true }>;
 }
 
 /** How long a probe result is reused, in ms: `/readyz` cannot be used to flood the dependencies (Redis too). */
@@ -30,6 +31,11 @@ export function createReadinessProbe(
   options: {
     /** The paywall's ledger health check (`x402Node().ledgerHealth`). */
     ledgerHealth?: (timeoutMs: number) => Promise<LedgerHealth | undefined>;
+    /**
+     * Checks shown in `/readyz` that do not decide readiness (the payer recorder's health: a node it
+     * cannot write to delays recordings, not payments).
+     */
+    advisory?: () => Array<{ name: string; ok: boolean; reason?: string }>;
     now?: () => number;
   } = {},
 ): () => Promise<PublicReadiness> {
@@ -58,9 +64,20 @@ export function createReadinessProbe(
       .finally(() => {
         running = undefined;
       }));
+  const withAdvisory = (result: PublicReadiness): PublicReadiness => {
+    const advisory = options.advisory?.();
+    if (advisory === undefined) return result;
+    const shown = advisory.map(({ name, ok, reason }) => ({
+      name,
+      ok,
+      advisory: true as const,
+      ...(ok || reason === undefined ? {} : { reason }),
+    }));
+    return { ...result, checks: [...result.checks, ...shown] };
+  };
   return () => {
-    if (last === undefined) return refresh();
+    if (last === undefined) return refresh().then(withAdvisory);
     if (now() - last.at >= READINESS_CACHE_MS) void refresh().catch(() => undefined);
-    return Promise.resolve(last.result);
+    return Promise.resolve(withAdvisory(last.result));
   };
 }

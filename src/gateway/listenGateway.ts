@@ -68,13 +68,20 @@ export async function listenGateway(
     const report = (await paywall.checkSupport()) as SupportReport;
     if (!report.ok) throw new FacilitatorSupportError(report);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(listen.port, listen.host, () => {
-      server.off("error", reject);
-      resolve();
+  // The payer recorder loads its key now: no start without it.
+  await gateway.recorder?.start();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(listen.port, listen.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await gateway.recorder?.stop();
+    throw error;
+  }
   const metricsAt = listenOptions.metricsListener === false ? undefined : metricsListenerOf(gateway.config);
   let metricsListener: MetricsListener | undefined;
   if (metricsAt !== undefined && gateway.metricsText !== undefined) {
@@ -86,6 +93,7 @@ export async function listenGateway(
       });
     } catch (error) {
       server.close();
+      await gateway.recorder?.stop();
       throw new MetricsListenError(metricsAt.host, metricsAt.port, error);
     }
   }
@@ -127,6 +135,9 @@ export async function listenGateway(
         // Only once every settlement is done: the ledger (Redis) is still needed until then.
         void (paywall.close?.() ?? Promise.resolve())
           .catch((error: unknown) => logger.warn({ err: error }, "closing the paywall failed"))
+          // after the last paid event: what it queued stays queued for the next start
+          .then(() => gateway.recorder?.stop())
+          .catch((error: unknown) => logger.warn({ err: error }, "stopping the payer recorder failed"))
           .then(() => metricsListener?.close())
           .then(() => new Promise<void>((flushed) => logger.flush(() => flushed())))
           .then(() => resolve());

@@ -63,7 +63,7 @@ export function ledgerKeys(prefix: string, cluster: boolean) {
  * (`x402:payment:` → `{x402:payment:}`); a prefix with stray braces (which would end a tag early) or an
  * empty one gets a tag of its text without braces (or `x402`) before it.
  */
-function taggedPrefix(prefix: string): string {
+export function taggedPrefix(prefix: string): string {
   if (hasHashTag(prefix)) return prefix;
   const plain = prefix.replace(/[{}]/g, "");
   if (plain === prefix && plain !== "") return `{${prefix}}`;

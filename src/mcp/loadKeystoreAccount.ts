@@ -51,11 +51,14 @@ const keystoreSchema = z.object({
 });
 
 /**
- * Decrypts the payer's key from a v3 keystore (scrypt or pbkdf2, aes-128-ctr, MAC checked by
- * `@ethereumjs/wallet`) into a viem account. Refuses a keystore or password file that group or
- * others may read. Errors never carry the key or the password.
+ * Decrypts the private key of a v3 keystore (scrypt or pbkdf2, aes-128-ctr, MAC checked by
+ * `@ethereumjs/wallet`): the MCP payer's EVM key, or the payer recorder's Stark key (starkli writes the
+ * same format). Refuses a keystore or password file that group or others may read. Errors never carry
+ * the key or the password. Also answers the address the keystore declares, if any.
  */
-export async function loadKeystoreAccount(options: LoadKeystoreAccountOptions): Promise<LocalAccount> {
+export async function decryptKeystore(
+  options: LoadKeystoreAccountOptions,
+): Promise<{ privateKey: Uint8Array; declaredAddress: string | undefined }> {
   const keystoreText = await readOwnerOnlyFile(options.keystorePath, "keystore");
   const passwordText = await readOwnerOnlyFile(options.passwordPath, "password");
   const password = passwordText.replace(/\r?\n$/, "");
@@ -91,8 +94,13 @@ export async function loadKeystoreAccount(options: LoadKeystoreAccountOptions): 
         )
       : new UnpayableError("keystore_invalid", `${options.keystorePath} could not be decrypted`);
   }
-  const account = privateKeyToAccount(bytesToHex(wallet.getPrivateKey()));
-  const declared = parsed.data.address;
+  return { privateKey: wallet.getPrivateKey(), declaredAddress: parsed.data.address };
+}
+
+/** The MCP payer's viem account, from its v3 keystore ({@link decryptKeystore}). */
+export async function loadKeystoreAccount(options: LoadKeystoreAccountOptions): Promise<LocalAccount> {
+  const { privateKey, declaredAddress: declared } = await decryptKeystore(options);
+  const account = privateKeyToAccount(bytesToHex(privateKey));
   if (declared !== undefined && getAddress(declared.replace(/^(0x)?/, "0x")) !== account.address) {
     throw new UnpayableError(
       "keystore_invalid",

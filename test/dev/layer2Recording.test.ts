@@ -6,7 +6,6 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
 import { findFreePort } from "../../src/dev/findFreePort.js";
 import { recordOnStandIn } from "../../src/dev/recordOnStandIn.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
@@ -15,7 +14,7 @@ import { createGateway, type RunningGateway } from "../../src/gateway/createGate
 import { StarknetRecognizer } from "../../src/recognition/StarknetRecognizer.js";
 import { gatewayConfig } from "../gateway/support/gatewayConfig.js";
 import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
-import { siwxSignIn } from "../support/siwxSignIn.js";
+import { stackPayer } from "../support/stackPayer.js";
 
 // Long enough that the check right after a payment runs well inside it; the test then waits for the
 // recording itself (recorder.idle()), never for a fixed time.
@@ -98,25 +97,10 @@ async function settleAtFacilitator(required: PaymentRequirements) {
   return (await response.json()) as { success: boolean; payer?: string };
 }
 
-const pay = (path: string) =>
-  createPayingFetch({
-    privateKey: payer().privateKey,
-    allowedAssets: [{ network: "eip155:31337", asset: stack.token.address }],
-  }).fetch(`${gateway.url}${path}`);
-
-/** A sign-in on `path` with the payer's key: the status the gateway answers (200 admitted, 402 not). */
-async function signIn(path: string): Promise<number> {
-  const url = `${gateway.url}${path}`;
-  const offer = await fetch(url);
-  const { header } = await siwxSignIn(
-    offer.headers.get("payment-required")!,
-    privateKeyToAccount(payer().privateKey),
-    url,
-  );
-  const answer = await fetch(url, { headers: { "sign-in-with-x": header } });
-  await answer.arrayBuffer();
-  return answer.status;
-}
+const { pay, signIn } = stackPayer(
+  () => stack,
+  () => gateway.url,
+);
 
 describe("a payer is recorded only for what it paid, per resource, from the gateway's paid event", () => {
   it("a 0-token transfer to oneself settled at the facilitator records nothing: est_ouverte stays 0x0", async () => {
