@@ -1,5 +1,5 @@
 import { ec } from "starknet";
-import { decryptKeystore } from "../../mcp/loadKeystoreAccount.js";
+import { decryptKeystore } from "../../common/decryptKeystore.js";
 import { minimalFelt } from "../../starknet/StarknetRpc.js";
 import type { RecorderAccount } from "./StarknetInvoker.js";
 import type { RecorderSettings } from "./recorderSettings.js";
