@@ -1,13 +1,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { x402Client, x402HTTPClient } from "@x402/core/client";
+import type { x402Client } from "@x402/core/client";
+import { x402HTTPClient } from "@x402/core/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { X402Options } from "../../src/index.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
 import type { RunningSolanaEngine } from "../../src/dev/startSolanaEngine.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
+import { officialSolanaClient, signOfficialPayment } from "./support/officialPayment.js";
 import { parseConfig } from "../../src/config/loadConfig.js";
 import { createPayingFetch } from "../../src/dev/createPayingFetch.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
@@ -24,12 +25,7 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 /** The official client paying `exact` on Solana from the engine's payer, reading the chain at the engine. */
-function solanaClient(): x402Client {
-  return new x402Client().register(
-    "solana:*",
-    new ExactSvmScheme(solana.accounts.payer.signer, { rpcUrl: solana.rpcUrl }),
-  );
-}
+const solanaClient = (): x402Client => officialSolanaClient(solana);
 
 function paywallOptions(): X402Options {
   return {
@@ -198,5 +194,68 @@ describe("Solana exact through the gateway, configured in YAML", () => {
     expect(response.status).toBe(200);
     expect(await stack.balanceOf(stack.accounts.payee.address)).toBe(evmBefore + 10_000n);
     expect(await payeeBalance()).toBe(solBefore);
+  });
+});
+
+describe("one Solana payment buys one response across two instances sharing a Redis ledger", () => {
+  const servers: Server[] = [];
+  const urls: string[] = [];
+  let served = 0;
+
+  beforeAll(async () => {
+    const keyPrefix = `x402:test:solana:${Date.now()}:`;
+    for (let instance = 0; instance < 2; instance++) {
+      const options = {
+        ...paywallOptions(),
+        ledger: { type: "redis" as const, url: process.env.REDIS_URL!, keyPrefix },
+      };
+      const app = PAYWALL_ADAPTERS[0]!.app(options, {
+        "GET /sol": (_req, res) => {
+          served++;
+          sendJson(res, 200, { paid: "sol" });
+        },
+      });
+      const { url, server } = await listen(app);
+      servers.push(server);
+      urls.push(url);
+    }
+  });
+  afterAll(() =>
+    Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))),
+  );
+
+  it("the same payment at the other instance, and other bytes of the same message, move nothing more", async () => {
+    const client = officialSolanaClient(solana);
+    const { header } = await signOfficialPayment(client, `${urls[0]}/sol`);
+    const before = await payeeBalance();
+    const first = await fetch(`${urls[0]}/sol`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(first.status).toBe(200);
+    const replay = await fetch(`${urls[1]}/sol`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as { error?: string }).error).toBe("payment_already_used");
+    // The payer's signature bytes changed: another header, the same message, the same payment.
+    const payment = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    const wire = Buffer.from(payment.payload.transaction, "base64");
+    wire[1 + 64 + 5] = (wire[1 + 64 + 5] ?? 0) ^ 0x01;
+    payment.payload.transaction = wire.toString("base64");
+    const forged = Buffer.from(JSON.stringify(payment)).toString("base64");
+    const again = await fetch(`${urls[1]}/sol`, { headers: { "PAYMENT-SIGNATURE": forged } });
+    expect(again.status).toBe(402);
+    expect(((await again.json()) as { error?: string }).error).toBe("payment_already_used");
+    expect(await payeeBalance()).toBe(before + 10_000n);
+    expect(served).toBe(1);
+  });
+
+  it("sent to both instances at once: one is served and paid, the other refused", async () => {
+    const { header } = await signOfficialPayment(officialSolanaClient(solana), `${urls[0]}/sol`);
+    const before = { payee: await payeeBalance(), served };
+    const answers = await Promise.all(
+      urls.map((url) => fetch(`${url}/sol`, { headers: { "PAYMENT-SIGNATURE": header } })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect([402, 409]).toContain(statuses[1]);
+    expect(await payeeBalance()).toBe(before.payee + 10_000n);
+    expect(served).toBe(before.served + 1);
   });
 });

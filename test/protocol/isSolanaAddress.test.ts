@@ -1,7 +1,8 @@
 import { getAddressDecoder, isAddress } from "@solana/kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeBase58, isSolanaAddress } from "../../src/protocol/isSolanaAddress.js";
+import { decodeBase58 } from "../../src/protocol/base58.js";
+import { isSolanaAddress } from "../../src/protocol/isSolanaAddress.js";
 import { payToProblem } from "../../src/pricing/payToProblem.js";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
