@@ -125,6 +125,19 @@ describe.each(PAYWALL_ADAPTERS)(
       expect(hits.sol).toBe(before.hits + 1);
     });
 
+    it("a browser asking for the Solana-only route gets the 402 page, its offer (with the fee payer) intact", async () => {
+      const served = hits.sol;
+      const page = await fetch(`${url}/sol`, { headers: { accept: "text/html" } });
+      expect(page.status).toBe(402);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      const offer = new x402HTTPClient(solanaClient()).getPaymentRequiredResponse(
+        (name) => page.headers.get(name),
+        undefined,
+      );
+      expect(offer.accepts[0]?.extra).toEqual({ feePayer: solana.accounts.feePayer.address });
+      expect(hits.sol).toBe(served);
+    });
+
     it("an offer with EVM and Solana options: the Solana payer picks Solana and pays it", async () => {
       const response = await fetch(`${url}/either`);
       expect(response.status).toBe(402);
