@@ -14,6 +14,7 @@ import { findFreePort } from "../dev/findFreePort.js";
 import { DEFAULT_RECORD_DELAY_MS } from "../dev/PayerRecorder.js";
 import { startLocalStack, type LocalStack } from "../dev/startLocalStack.js";
 import { STAND_IN_CHAIN_NAME, STAND_IN_NOTICE } from "../dev/startStarknetStandIn.js";
+import { SOLANA_ENGINE_NOTICE } from "../dev/startSolanaEngine.js";
 import { starknetDevPayerAccount } from "../dev/starknetDevAccounts.js";
 import { CBOR_DEV_BALANCES, cborDevPayer } from "../dev/cborDevPayers.js";
 import { startCborFacilitator, type RunningCborFacilitator } from "../dev/startCborFacilitator.js";
@@ -29,7 +30,8 @@ import { startDemoQuoteUpstream, type DemoQuoteUpstream } from "./start/startDem
 
 const USAGE = `Usage: npm start [-- --config <file>] [-- --data <sqlite file>]
 
-Starts, on this machine only: anvil with a test token (TestUSDC) and an x402 facilitator, a local
+Starts, on this machine only: anvil with a test token (TestUSDC) and an x402 facilitator (which also
+settles on a LOCAL Solana engine: LiteSVM with a test USDC mint and a funded payer), a local
 application/x402+cbor facilitator (test balances, stand-in proof), a local stand-in for a Starknet
 node (the layer-2 registry the facilitator records payers in), the staking backend on its local
 simulated validator, and the x402 gateway in front of it (config/gateway.yaml).
@@ -107,8 +109,16 @@ async function main(): Promise<number> {
       log: (line) => console.log(`  ${line}`),
       layer2File: join(dirname(dataFile), "layer2.sqlite"),
       recordDelayMs,
+      solana: true,
     });
     cleanups.push(() => stack.stop());
+    const solana = stack.solana!;
+    // The LOCAL Solana engine's payer, as a Solana CLI keypair file (owner-only): what npm run pay -- --solana reads.
+    const solanaKeypairFile = join(dirname(dataFile), "solana-payer.json");
+    await writeFile(solanaKeypairFile, JSON.stringify([...solana.accounts.payer.keypairBytes]), {
+      mode: 0o600,
+    });
+    await chmod(solanaKeypairFile, 0o600);
 
     const staking: ListeningStakingBackend = await listenStakingBackend({
       // Its descriptor names the URL clients used: the gateway's (X-Forwarded-* from the gateway on loopback).
@@ -170,6 +180,13 @@ async function main(): Promise<number> {
         X402_CBOR_FACILITATOR_URL: cborFacilitator.url,
       },
     });
+    // GET /api/apy also takes Solana: the same price in USDC on the LOCAL engine's mint, to its payee.
+    const apy = config.routes["GET /api/apy"];
+    if (apy !== undefined && apy.price !== undefined) {
+      const option = { network: solana.network, payTo: solana.accounts.payee.address, price: apy.price };
+      apy.accepts = [...(apy.accepts ?? []), option];
+      config.rpcUrls = { ...config.rpcUrls, [solana.network]: solana.rpcUrl };
+    }
     // The admin endpoint (revocations), on loopback with a fresh token each start: the demo's refund step.
     const adminToken = randomBytes(32).toString("hex");
     config.admin = { ...config.admin, enabled: true, token: adminToken };
@@ -209,6 +226,7 @@ async function main(): Promise<number> {
       `  cbor facilitator ${cborFacilitator.url}  (application/x402+cbor; STAND-IN proof, not a STARK verifier)`,
       `  anvil            ${stack.rpcUrl}`,
       `  layer-2 node     ${stack.layer2.rpcUrl}  (${STAND_IN_NOTICE})`,
+      `  solana engine    ${solana.rpcUrl}  (${SOLANA_ENGINE_NOTICE}; ${solana.network}, test USDC ${solana.mint})`,
       ...recognizedRoutes(config).map(
         (route) => `  recognition      contract ${route.contract} est_ouverte; route ${route.key}`,
       ),
@@ -221,6 +239,10 @@ async function main(): Promise<number> {
       "",
       "Pay for GET /api/apy with the funded test payer (anvil account 1, a public test key):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} npm run pay -- ${gateway.url}/api/apy`,
+      "",
+      "Pay for GET /api/apy on Solana (the LOCAL engine; its payer's keypair file, a public test key; the",
+      "facilitator pays the fee), with the official @x402/svm client; prints the transaction's signature:",
+      `  SOLANA_RPC_URL=${solana.rpcUrl} npm run pay -- --solana --keypair ${solanaKeypairFile} ${gateway.url}/api/apy`,
       "",
       "Or from your own code, with the official @x402/fetch (examples/fetch-client.ts, as in the README):",
       `  EVM_PRIVATE_KEY=${stack.accounts.payer.privateKey} X402_ASSET=${stack.token.address} X402_URL=${gateway.url}/api/apy npx tsx examples/fetch-client.ts`,

@@ -3,10 +3,12 @@ import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { Hex } from "viem";
 import { createPayingFetch } from "./createPayingFetch.js";
 import { payCbor } from "./payCbor.js";
+import { paySolana } from "./paySolana.js";
 import { signInWithoutPaying } from "./signInWithoutPaying.js";
 
 const USAGE = `usage: EVM_PRIVATE_KEY=0x… npm run pay -- <url> [--method POST] [--data '{"json":true}'] [--max-amount 1000000] [--scheme exact] [--allow-insecure-http]
        EVM_PRIVATE_KEY=0x… npm run pay -- --sign-in <url> [--allow-insecure-http]
+       SOLANA_RPC_URL=… npm run pay -- --solana --keypair <keypair.json> <url> [--max-amount N]
        npm run pay -- --cbor <url> [--signer service-auth|starknet] [--alg ed25519|ml-dsa-65] [--facilitator <cbor facilitator url>] [--humanity <issuer url>] [--max-amount N] [--delegate]
 
 Requests <url> with the official x402 client (@x402/fetch + @x402/evm exact), paying a 402 offer
@@ -25,6 +27,12 @@ transaction hash and the body.
 With --sign-in: never pays. Answers the offer's sign-in-with-x challenge with the official client hook
 (createSIWxClientHook, the key in EVM_PRIVATE_KEY) and prints the answer: 200 when the payer is recognized
 (est_ouverte answers 0x1 on layer 2), else 402 (exit 1). No PAYMENT-SIGNATURE is ever sent.
+
+With --solana: pays the offer's Solana option (exact, solana:*) with the official client (@x402/fetch +
+@x402/svm), the transfer signed with the key in --keypair (a Solana CLI keypair file: a JSON array of 64
+bytes); the facilitator pays the fee. SOLANA_RPC_URL is where the client reads the mint and a blockhash
+(default the network's public endpoint; npm start prints the LOCAL engine's). Prints the transaction's
+signature. Over https:// or to loopback only.
 
 With --cbor: pays a GET route in application/x402+cbor (this project's v0.3 profile) — asks for the
 CBOR offer, signs the intent with an Ed25519 or ML-DSA-65 key (CBOR_PAYER_SEED, 32 bytes hex; default
@@ -50,6 +58,8 @@ async function main(): Promise<number> {
       "max-amount": { type: "string", default: "1000000" },
       scheme: { type: "string", default: "exact" },
       cbor: { type: "boolean" },
+      solana: { type: "boolean" },
+      keypair: { type: "string" },
       "sign-in": { type: "boolean" },
       alg: { type: "string", default: "ed25519" },
       facilitator: { type: "string" },
@@ -66,6 +76,20 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
   const allowInsecureHttp = values["allow-insecure-http"] === true;
+  if (values.solana) {
+    if (values.keypair === undefined || !/^(0|[1-9][0-9]*)$/.test(values["max-amount"])) {
+      console.error("--solana needs --keypair <file> and an integer --max-amount\n");
+      console.error(USAGE);
+      return 2;
+    }
+    return paySolana(url, {
+      keypairFile: values.keypair,
+      rpcUrl: process.env.SOLANA_RPC_URL || undefined,
+      maxAmount: BigInt(values["max-amount"]),
+      method: (values.method ?? (values.data === undefined ? "GET" : "POST")).toUpperCase(),
+      body: values.data,
+    });
+  }
   if (values.cbor) {
     if (allowInsecureHttp) {
       console.error(

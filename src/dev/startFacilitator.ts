@@ -4,6 +4,9 @@ import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from "@x402/core/
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { toFacilitatorSvmSigner } from "@x402/svm";
+import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
+import type { KeyPairSigner } from "@solana/kit";
 import { createPublicClient, createWalletClient, http, type Chain, type Hex } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { aliasFacilitatorScheme } from "./aliasFacilitatorScheme.js";
@@ -24,6 +27,11 @@ export interface StartFacilitatorOptions {
   /** How long settlement waits for the transaction receipt, in ms (default 30 000). */
   confirmationTimeoutMs?: number;
   log?: (line: string) => void;
+  /**
+   * Also settle `exact` on a Solana network with the official `@x402/svm` facilitator scheme: its JSON-RPC
+   * endpoint (the LOCAL engine's) and the fee payer's key, which `/supported` names as `extra.feePayer`.
+   */
+  solana?: { network: string; rpcUrl: string; feePayer: KeyPairSigner };
   /** Called after each successful settlement (the local stack records the payer on layer 2); must not throw. */
   onSettled?: (settlement: LocalSettlement) => void;
 }
@@ -43,6 +51,8 @@ export interface RunningFacilitator {
   port: number;
   /** CAIP-2 network it serves, `eip155:<chainId>`. */
   network: Network;
+  /** The Solana network it also serves (`exact` only), when started with `solana`. */
+  solanaNetwork?: Network;
   /** Address that sends the settlement transactions. */
   signerAddress: Hex;
   /** The official x402 facilitator behind the HTTP server. */
@@ -91,6 +101,17 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
   for (const scheme of schemes) {
     facilitator.register(network, scheme === "exact" ? exact : aliasFacilitatorScheme(exact, scheme));
   }
+  const solanaNetwork = options.solana?.network as Network | undefined;
+  if (options.solana && solanaNetwork) {
+    const svmSigner = toFacilitatorSvmSigner(options.solana.feePayer, {
+      defaultRpcUrl: options.solana.rpcUrl,
+    });
+    facilitator.register(solanaNetwork, new ExactSvmScheme(svmSigner));
+  }
+  const serves = (requirements: PaymentRequirements): boolean =>
+    requirements.network === solanaNetwork
+      ? requirements.scheme === "exact"
+      : requirements.network === network && schemes.includes(requirements.scheme as LocalScheme);
 
   const calls = { verify: 0, settle: 0, supported: 0 };
   const log = options.log;
@@ -115,10 +136,7 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
       if ("error" in body) return send(res, 400, { error: "invalid_request", message: body.error });
       const { paymentPayload, paymentRequirements } = body;
       const kind = `${paymentRequirements.scheme} ${paymentRequirements.network}`;
-      if (
-        !schemes.includes(paymentRequirements.scheme as LocalScheme) ||
-        paymentRequirements.network !== network
-      ) {
+      if (!serves(paymentRequirements)) {
         const reason = "unsupported_scheme";
         log?.(`facilitator: ${endpoint} ${kind}: ${reason}`);
         return send(
@@ -153,11 +171,15 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
   }
 
   const { url, port } = await listenOnLoopback(server, options.port);
-  log?.(`facilitator listening on ${url} (${schemes.join(", ")} on ${network}, signer ${account.address})`);
+  log?.(
+    `facilitator listening on ${url} (${schemes.join(", ")} on ${network}, signer ${account.address}` +
+      (solanaNetwork ? `; exact on ${solanaNetwork}, fee payer ${options.solana?.feePayer.address})` : ")"),
+  );
   return {
     url,
     port,
     network,
+    solanaNetwork,
     signerAddress: account.address,
     facilitator,
     calls,

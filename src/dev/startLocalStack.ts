@@ -6,6 +6,7 @@ import { installMulticall3 } from "./installMulticall3.js";
 import { PayerRecorder } from "./PayerRecorder.js";
 import { startStarknetStandIn, type RunningStarknetStandIn } from "./startStarknetStandIn.js";
 import { startAnvil } from "./startAnvil.js";
+import { startSolanaEngine, type RunningSolanaEngine } from "./startSolanaEngine.js";
 import { startFacilitator, type LocalScheme, type RunningFacilitator } from "./startFacilitator.js";
 import { testUSDCAbi } from "./testUSDCAbi.js";
 
@@ -24,6 +25,8 @@ export interface StartLocalStackOptions {
   layer2File?: string;
   /** Delay between a settlement and the payer's recording on layer 2, in ms (default 5 000). */
   recordDelayMs?: number;
+  /** Also start the LOCAL Solana engine, and have the facilitator settle `exact` on it (default false). */
+  solana?: boolean;
 }
 
 /**
@@ -61,6 +64,8 @@ export interface LocalStack {
    * events that qualify (a recognized route, this merchant's payee, at least the price).
    */
   recorder: PayerRecorder;
+  /** The LOCAL Solana engine (test USDC, payer, payee, fee payer), when started with `solana: true`. */
+  solana?: RunningSolanaEngine;
   /** TestUSDC balance of `address`, in the smallest unit. */
   balanceOf(address: Hex): Promise<bigint>;
   /** Stops the facilitator, anvil and the layer-2 stand-in (pending recordings are dropped). Safe to call twice. */
@@ -100,7 +105,9 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
     throw error;
   }
   let facilitator: RunningFacilitator | undefined;
+  let solana: RunningSolanaEngine | undefined;
   try {
+    if (options.solana) solana = await startSolanaEngine({ log });
     const token = await deployTestToken({
       rpcUrl: anvil.rpcUrl,
       chain: anvil.chain,
@@ -122,6 +129,9 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       schemes: options.schemes,
       port: options.facilitatorPort,
       log,
+      ...(solana && {
+        solana: { network: solana.network, rpcUrl: solana.rpcUrl, feePayer: solana.accounts.feePayer.signer },
+      }),
     });
     const running = facilitator;
     let stopped: Promise<void> | undefined;
@@ -136,6 +146,7 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       facilitator: running,
       layer2,
       recorder,
+      ...(solana && { solana }),
       balanceOf: (address) =>
         anvil.publicClient.readContract({
           address: token.address,
@@ -146,11 +157,13 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       stop: () =>
         (stopped ??= running
           .stop()
+          .finally(() => solana?.stop())
           .finally(() => anvil.stop())
           .finally(stopLayer2)),
     };
   } catch (error) {
     await facilitator?.stop();
+    await solana?.stop();
     await anvil.stop();
     await stopLayer2();
     throw error;

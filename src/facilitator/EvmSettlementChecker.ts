@@ -43,7 +43,7 @@ export class EvmSettlementChecker implements SettlementChecker {
   }
 
   covers(network: string): boolean {
-    return this.options.rpcUrls[network] !== undefined;
+    return network.startsWith("eip155:") && this.options.rpcUrls[network] !== undefined;
   }
 
   async check(payment: PaymentPayload, requirements: PaymentRequirements): Promise<SettlementCheck> {

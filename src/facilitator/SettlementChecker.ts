@@ -15,3 +15,13 @@ export interface SettlementChecker {
   /** Whether this checker can say anything about payments on `network`. */
   covers(network: string): boolean;
 }
+
+/** One checker over several (EVM, Solana): each payment goes to the first that covers its network. */
+export function firstCovering(checkers: readonly SettlementChecker[]): SettlementChecker {
+  return {
+    covers: (network) => checkers.some((checker) => checker.covers(network)),
+    check: (payment, requirements) =>
+      checkers.find((checker) => checker.covers(requirements.network))?.check(payment, requirements) ??
+      Promise.resolve({ state: "pending", reason: `no rpcUrl for ${requirements.network}` }),
+  };
+}

@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { EVM_AUTHORIZATION_SCHEMES, isEvmNetwork, type PaymentPayload } from "../protocol/schemas.js";
+import {
+  EVM_AUTHORIZATION_SCHEMES,
+  isEvmNetwork,
+  isSvmNetwork,
+  type PaymentPayload,
+} from "../protocol/schemas.js";
+import { parseSvmTransaction } from "../protocol/svmTransaction.js";
 import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
 
 /** Key order fixed, no whitespace: the same payload always hashes the same. */
@@ -17,7 +23,9 @@ function canonicalJson(value: unknown): string {
 /**
  * The identity one payment is known by in the ledger (docs/middleware.md, "Settlement"): for an EVM
  * EIP-3009 authorization `(network, asset, from, nonce)` lower-cased, which is what the token
- * contract itself refuses to use twice; otherwise the SHA-256 of the canonical JSON of `payload`.
+ * contract itself refuses to use twice; for a Solana `exact` transaction `(network, SHA-256 of its message)`:
+ * what every signature covers and the chain executes once, however the transaction's signatures are
+ * re-encoded or tampered with; otherwise the SHA-256 of the canonical JSON of `payload`.
  */
 export function paymentIdentity(payment: PaymentPayload): string {
   const { accepted } = payment;
@@ -26,6 +34,14 @@ export function paymentIdentity(payment: PaymentPayload): string {
     if (evm.success) {
       const { from, nonce } = evm.data.authorization;
       return ["evm", accepted.network, accepted.asset, from, nonce].join("|").toLowerCase();
+    }
+  }
+  if (accepted.scheme === "exact" && isSvmNetwork(accepted.network)) {
+    const transaction = (payment.payload as { transaction?: unknown }).transaction;
+    const parsed = typeof transaction === "string" ? parseSvmTransaction(transaction) : undefined;
+    if (parsed) {
+      const digest = createHash("sha256").update(parsed.message).digest("hex");
+      return ["svm", accepted.network, digest].join("|");
     }
   }
   return `sha256|${createHash("sha256").update(canonicalJson(payment.payload)).digest("hex")}`;

@@ -27,6 +27,19 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
     name: "USDC",
     version: "2",
   },
+  // Solana: the official CAIP-2 ids (genesis hash prefixes) and Circle's USDC mints; no EIP-712 domain.
+  {
+    network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+    address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    decimals: 6,
+    symbol: "USDC",
+  },
+  {
+    network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    address: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+    decimals: 6,
+    symbol: "USDC",
+  },
 ];
 
 /** Assets by network (the first listed is that network's default) and by lower-cased address. */
@@ -38,7 +51,7 @@ export class AssetTable {
   constructor(extra: readonly KnownAsset[] = []) {
     for (const asset of [...extra, ...KNOWN_ASSETS]) {
       if (!this.byNetwork.has(asset.network)) this.byNetwork.set(asset.network, asset);
-      const key = `${asset.network}|${asset.address.toLowerCase()}`;
+      const key = `${asset.network}|${addressKey(asset.network, asset.address)}`;
       if (!this.byAddress.has(key)) this.byAddress.set(key, asset);
     }
   }
@@ -48,6 +61,11 @@ export class AssetTable {
   }
 
   find(network: string, address: string): KnownAsset | undefined {
-    return this.byAddress.get(`${network}|${address.toLowerCase()}`);
+    return this.byAddress.get(`${network}|${addressKey(network, address)}`);
   }
+}
+
+/** EVM addresses compare case-insensitively; base58 ones (Solana) are case-sensitive. */
+function addressKey(network: string, address: string): string {
+  return network.startsWith("solana:") ? address : address.toLowerCase();
 }

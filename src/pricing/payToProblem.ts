@@ -1,5 +1,6 @@
 import { isEvmAddress } from "../protocol/checksumAddress.js";
 import { PATTERNS } from "../protocol/schemas.js";
+import { isSolanaAddress } from "../protocol/isSolanaAddress.js";
 
 /**
  * What is wrong with `payTo` as a recipient on `network`, or `undefined` when it can be paid: on `eip155:*`
@@ -14,6 +15,12 @@ export function payToProblem(payTo: string, network: string): string | undefined
     if (/^0x0{40}$/.test(payTo)) return "the zero address cannot be paid to (what it receives is burnt)";
     if (!isEvmAddress(payTo)) {
       return "mixed-case address with a wrong EIP-55 checksum (a typo?): write it all lower-case or with its checksum";
+    }
+    return undefined;
+  }
+  if (network.startsWith("solana:")) {
+    if (!isSolanaAddress(payTo)) {
+      return `expected a base58 Solana address (32 bytes) on ${network}, got ${JSON.stringify(payTo)}`;
     }
     return undefined;
   }

@@ -148,3 +148,5 @@ export type SupportedResponse = z.infer<typeof supportedResponseSchema>;
 /** EVM networks whose `exact` and `exact-pq` schemes carry an EIP-3009 authorization. */
 export const EVM_AUTHORIZATION_SCHEMES: ReadonlySet<string> = new Set(["exact", "exact-pq"]);
 export const isEvmNetwork = (network: string): boolean => network.startsWith("eip155:");
+/** Solana networks (`solana:<genesis hash prefix>`): `exact` there is a partially signed SPL transfer transaction. */
+export const isSvmNetwork = (network: string): boolean => network.startsWith("solana:");

@@ -34,7 +34,10 @@ const nextDynamicRoutes = {
   },
 };
 
-/** The same tables with only their EVM options: what this paywall can offer (no Solana asset is built in). */
+/** The facilitator's fee payer on Solana devnet, as its /supported lists it (extra.feePayer). */
+const feePayer = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
+
+/** The same tables with only their EVM options. */
 function evmOnly<T extends Record<string, { accepts: Array<{ network: string }> }>>(table: T): T {
   return Object.fromEntries(
     Object.entries(table).map(([key, route]) => [
@@ -47,20 +50,58 @@ function evmOnly<T extends Record<string, { accepts: Array<{ network: string }> 
 let facilitator: FacilitatorDouble;
 beforeAll(async () => {
   facilitator = await startFacilitatorDouble();
+  facilitator.kinds.push({
+    x402Version: 2,
+    scheme: "exact",
+    network: solanaDevnet,
+    extra: { feePayer },
+  } as never);
 });
 afterAll(async () => facilitator.close());
 
 const offerOf = (response: Response) =>
   decodeBase64Json(response.headers.get("payment-required") ?? "") as {
     resource: { url: string; description: string };
-    accepts: Array<{ amount: string; network: string; maxTimeoutSeconds: number }>;
+    accepts: Array<{
+      amount: string;
+      network: string;
+      maxTimeoutSeconds: number;
+      asset: string;
+      extra?: unknown;
+    }>;
   };
 
 describe("the official @x402/hono README route table under x402Hono()", () => {
-  it("verbatim: refused at start-up naming the route's Solana option", () => {
-    expect(() => x402Hono({ facilitator: { url: facilitator.url }, routes: honoRouteConfiguration })).toThrow(
-      /routes\["GET \/api\/protected"\]\.accepts\[1\]: no default asset is known for solana:/,
-    );
+  it("verbatim: both options offered, Solana's in devnet USDC with the facilitator's fee payer", async () => {
+    const app = new Hono();
+    app.use(x402Hono({ facilitator: { url: facilitator.url }, routes: honoRouteConfiguration }));
+    app.get("/api/protected", (c) => c.json({ ok: true }));
+    const response = await app.request("https://api.example/api/protected");
+    expect(response.status).toBe(402);
+    expect(offerOf(response).accepts[1]).toEqual({
+      scheme: "exact",
+      network: solanaDevnet,
+      amount: "100000",
+      asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+      payTo: svm,
+      maxTimeoutSeconds: 60,
+      extra: { feePayer },
+    });
+  });
+
+  it("a facilitator whose /supported names no Solana fee payer: 502 facilitator_error, no offer", async () => {
+    const bare = await startFacilitatorDouble();
+    try {
+      const app = new Hono();
+      app.use(x402Hono({ facilitator: { url: bare.url }, routes: honoRouteConfiguration }));
+      app.get("/api/protected", (c) => c.json({ ok: true }));
+      const response = await app.request("https://api.example/api/protected");
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(response.headers.get("payment-required")).toBeNull();
+      expect(JSON.stringify(await response.json())).toMatch(/facilitator_error/);
+    } finally {
+      await bare.close();
+    }
   });
 
   it("its EVM option offered as printed: price, network, timeout and description", async () => {
@@ -78,10 +119,16 @@ describe("the official @x402/hono README route table under x402Hono()", () => {
 });
 
 describe("the official @x402/next README dynamic route table under x402Fetch()", () => {
-  it("verbatim: refused at start-up naming the route's Solana option", () => {
-    expect(() => x402Fetch({ facilitator: { url: facilitator.url }, routes: nextDynamicRoutes })).toThrow(
-      /routes\["\/api\/users\/\[id\]"\]\.accepts\[1\]: no default asset is known for solana:/,
+  it("verbatim: both options offered, Solana's with the facilitator's fee payer", async () => {
+    const paywall = x402Fetch({ facilitator: { url: facilitator.url }, routes: nextDynamicRoutes });
+    const response = await paywall(new Request("https://app.example/api/users/7"), async () =>
+      Response.json({ user: 7 }),
     );
+    expect(response.status).toBe(402);
+    expect(offerOf(response).accepts.map(({ network, extra }) => ({ network, extra }))).toEqual([
+      { network: "eip155:84532", extra: expect.anything() },
+      { network: solanaDevnet, extra: { feePayer } },
+    ]);
   });
 
   it("its EVM option prices every /api/users/[id], any method, and nothing else", async () => {

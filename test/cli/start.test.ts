@@ -29,6 +29,19 @@ describe("npm start", () => {
       expect(paid.stdout).toMatch(/transaction: 0x[0-9a-f]{64}/);
       expect(paid.stdout).toContain('"apyPercent"');
 
+      // The Solana pay command: the official @x402/svm client pays GET /api/apy on the LOCAL engine.
+      const solanaCommand =
+        /^\s*(SOLANA_RPC_URL=http:\/\/127\.0\.0\.1:\d+ npm run pay -- --solana --keypair (\S+) \S+\/api\/apy)\s*$/m.exec(
+          banner!,
+        );
+      expect(solanaCommand).not.toBeNull();
+      expect((await stat(solanaCommand![2]!)).mode & 0o777).toBe(0o600);
+      const solanaPaid = await run(solanaCommand![1]!);
+      expect(solanaPaid.stdout).toContain("paying: exact 1000 on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+      expect(solanaPaid.stdout).toContain("status: 200 OK");
+      expect(solanaPaid.stdout).toMatch(/^transaction: [1-9A-HJ-NP-Za-km-z]{80,90}$/m);
+      expect(solanaPaid.stdout).toContain('"apyPercent"');
+
       // The README's @x402/fetch snippet (examples/fetch-client.ts), run as the banner prints it.
       const fetchCommand =
         /^\s*(EVM_PRIVATE_KEY=0x[0-9a-f]{64} X402_ASSET=0x[0-9a-fA-F]{40} X402_URL=\S+\/api\/apy npx tsx examples\/fetch-client\.ts)\s*$/m.exec(

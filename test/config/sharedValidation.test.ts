@@ -69,11 +69,11 @@ const refused: Array<[string, Settings, RegExp]> = [
     "a non-EVM payTo inherited onto an EVM route",
     {
       ...base,
-      network: "solana:devnet",
-      payTo: "So1anaPayee",
+      network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      payTo: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
       routes: { "GET /x": { price: "$0.01", network: "eip155:84532" } },
     },
-    /^routes\["GET \/x"\]\.network: the payTo it inherits \("So1anaPayee"\) cannot be paid on eip155:84532/,
+    /^routes\["GET \/x"\]\.network: the payTo it inherits \("9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"\) cannot be paid on eip155:84532/,
   ],
   [
     "a humans-only route with a JSON price",
@@ -161,8 +161,8 @@ describe("one validation for x402() options and the gateway config", () => {
       "a non-EVM payTo on a non-EVM network",
       {
         ...base,
-        network: "solana:devnet",
-        payTo: "So1anaPayee",
+        network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+        payTo: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
         routes: { "GET /x": { accepts: [{ price: { amount: "1", asset: "mint" } }] } },
       },
     ],
@@ -223,11 +223,11 @@ describe("payToProblem", () => {
     );
   });
 
-  it("on other networks takes 1–128 printable characters without spaces", () => {
+  it("on networks other than EVM and Solana takes 1–128 printable characters without spaces", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 140 }), (text) => {
         const ok = /^[\x21-\x7e]{1,128}$/.test(text);
-        expect(payToProblem(text, "solana:devnet") === undefined).toBe(ok);
+        expect(payToProblem(text, "cosmos:cosmoshub-4") === undefined).toBe(ok);
       }),
     );
   });

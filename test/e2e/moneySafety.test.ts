@@ -10,11 +10,12 @@ import { CBOR, signedIntent } from "../support/cborClient.js";
 import { decodeErrorBody } from "../../src/protocol/cbor/ErrorBody.js";
 import { CBOR_TARGET_KINDS, startCborTarget, type CborTarget } from "../support/cborTargets.js";
 import { startDelayingFacilitator, type DelayingFacilitator } from "../support/delayingFacilitator.js";
-import { officialClient, signOfficialPayment } from "./support/officialPayment.js";
+import { officialClient, officialSolanaClient, signOfficialPayment } from "./support/officialPayment.js";
 
 /**
  * One money path, one table: every case runs for both payment formats (base64 JSON on anvil through the
- * official client and facilitator; application/x402+cbor through the local CBOR facilitator's books)
+ * official client and facilitator, and on the LOCAL Solana engine through the official @x402/svm client and
+ * facilitator scheme; application/x402+cbor through the local CBOR facilitator's books)
  * and through x402(), x402Node() and the gateway. Every case checks what moved (balances), what was
  * settled, and what the handler or upstream served: never a 2xx without a settled payment, never a
  * payment without a delivered 2xx.
@@ -31,7 +32,7 @@ let jsonFaults: DelayingFacilitator;
 let cborFaults: DelayingFacilitator;
 
 beforeAll(async () => {
-  stack = await startLocalStack();
+  stack = await startLocalStack({ solana: true });
   cborFacilitator = await startCborFacilitator({
     accounts: [{ publicKey: cborKey.publicKey, balances: { USDC: 100n * PRICE } }],
   });
@@ -48,7 +49,7 @@ afterAll(async () => {
 
 /** What differs per format in a test: signing, sending, reading balances and receipts. */
 interface Format {
-  name: "json" | "cbor";
+  name: "json" | "cbor" | "solana";
   faults: () => DelayingFacilitator;
   /** A fresh payment for `method` `url` (one the payer never used). */
   sign(url: string, method?: string): Promise<string>;
@@ -113,6 +114,24 @@ const cbor: Format = {
     header !== null && verifyReceipt(decodeBase64(header), cborFacilitator.receiptKey).valid,
 };
 
+/** The Solana engine: the JSON format, paid with the official @x402/svm client on the route's Solana option. */
+const solana: Format = {
+  ...json,
+  name: "solana",
+  sign: async (url, method = "GET") =>
+    (await signOfficialPayment(officialSolanaClient(stack.solana!), url, { method })).header,
+  // Another encoding of the same message: the payer's signature bytes changed, the identity kept.
+  forge: (header) => {
+    const payment = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    const wire = Buffer.from(payment.payload.transaction, "base64");
+    wire[1 + 64] = (wire[1 + 64] ?? 0) ^ 0xff;
+    payment.payload.transaction = wire.toString("base64");
+    return Buffer.from(JSON.stringify(payment)).toString("base64");
+  },
+  payer: () => stack.solana!.tokenBalance(stack.solana!.accounts.payer.address),
+  payee: () => stack.solana!.tokenBalance(stack.solana!.accounts.payee.address),
+};
+
 /** Each CBOR intent its own second: the same key, offer and second sign the same intent, which pays once. */
 function time(): number {
   return Math.floor(Date.now() / 1000) + tick++;
@@ -121,6 +140,9 @@ function time(): number {
 function settings() {
   const cborPrice = { currency: "USDC" as const, amount: PRICE.toString() };
   const price = { amount: PRICE.toString(), asset: stack.token.address };
+  // Every route also takes Solana: USDC on the engine's mint by default, the fee payer from /supported.
+  const sol = stack.solana!;
+  const accepts = [{ network: sol.network, payTo: sol.accounts.payee.address, price: "$0.01" }];
   return {
     facilitator: { url: jsonFaults.url, timeoutMs: 10_000, settleTimeoutMs: 1_000 },
     cbor: {
@@ -132,19 +154,19 @@ function settings() {
     assets: [
       { network: stack.network, address: stack.token.address, decimals: 6, name: "USDC", version: "2" },
     ],
-    rpcUrls: { [stack.network]: stack.rpcUrl },
+    rpcUrls: { [stack.network]: stack.rpcUrl, [sol.network]: sol.rpcUrl },
     settlementCheckTimeoutMs: 2_000,
     routes: {
-      "GET /quote": { price, cbor: cborPrice },
-      "GET /500": { price, cbor: cborPrice },
-      "GET /before": { price, cbor: cborPrice, settle: "before" as const },
-      "POST /upload": { price, cbor: cborPrice, settle: "before" as const },
+      "GET /quote": { price, accepts, cbor: cborPrice },
+      "GET /500": { price, accepts, cbor: cborPrice },
+      "GET /before": { price, accepts, cbor: cborPrice, settle: "before" as const },
+      "POST /upload": { price, accepts, cbor: cborPrice, settle: "before" as const },
     },
   };
 }
 
 describe.each(CBOR_TARGET_KINDS)("the money path through %s", (kind) => {
-  describe.each([json, cbor])("$name payments", (format) => {
+  describe.each([json, cbor, solana])("$name payments", (format) => {
     let target: CborTarget;
     beforeAll(async () => {
       target = await startCborTarget(kind, settings(), Date.now);

@@ -195,10 +195,23 @@ describe("the official README route examples, as they are", () => {
     expect(offer.accepts[0]).toMatchObject({ network: "eip155:8453", amount: "10000", payTo: PAY_TO });
   });
 
-  it("core EVM + SVM: refused at start-up naming the route and the Solana option (no Solana asset is known)", () => {
-    expect(() => x402({ facilitator: { url: facilitator.url }, routes: coreRouteConfiguration })).toThrow(
-      /routes\["POST \/api\/\*"\]\.accepts\[1\]: no default asset is known for solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/,
-    );
+  it("core EVM + SVM: both offered, the Solana one in mainnet USDC with the facilitator's fee payer", async () => {
+    const feePayer = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
+    const network = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+    facilitator.kinds.push({ x402Version: 2, scheme: "exact", network, extra: { feePayer } } as never);
+    try {
+      const base = await serve({ "POST /api/*": coreRouteConfiguration["POST /api/*"] });
+      const offer = await offerAt(`${base}/api/anything`, { method: "POST" });
+      expect(offer.accepts[1]).toMatchObject({
+        network,
+        amount: "50000",
+        asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+        payTo: svmAddress,
+        extra: { feePayer },
+      });
+    } finally {
+      facilitator.kinds.pop();
+    }
   });
 
   it("core EVM option alone (the Solana one left out) is offered", async () => {

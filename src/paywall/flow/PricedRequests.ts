@@ -17,6 +17,7 @@ import { verifyPayment } from "./verifyPayment.js";
 import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "./releaseReservation.js";
 import { routeRequestContext } from "../request/routeRequestContext.js";
+import { SolanaFeePayers } from "./SolanaFeePayers.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -24,6 +25,8 @@ import { routeRequestContext } from "../request/routeRequestContext.js";
  * refuses, with `exchange.wire` set to the format that should answer the refusal.
  */
 export class PricedRequests {
+  private readonly feePayers: SolanaFeePayers;
+
   constructor(
     private readonly deps: PaymentFlowDeps,
     private readonly offers: Offers,
@@ -31,7 +34,9 @@ export class PricedRequests {
     private readonly cbor: PaymentWire | undefined,
     private readonly unknown: UnknownSettlements,
     private readonly settlements: Settlements,
-  ) {}
+  ) {
+    this.feePayers = new SolanaFeePayers(deps.facilitator);
+  }
 
   async handle(exchange: Exchange, next: Next): Promise<void> {
     const { req, route, info } = exchange;
@@ -76,6 +81,9 @@ export class PricedRequests {
     // route's price is its own).
     if (route.dynamic !== undefined && wire === this.json)
       exchange.requirements = await route.dynamic(routeRequestContext(exchange));
+    // Solana options name the facilitator's fee payer, read from its /supported before the first offer.
+    if (wire === this.json && SolanaFeePayers.needed(exchange.requirements))
+      await this.feePayers.fill(exchange.requirements ?? []);
     const header = headerOf(req, PAYMENT_SIGNATURE);
     if (header === undefined) {
       this.deps.observer.outcome?.(route.key, "offered");

@@ -29,7 +29,8 @@ import { ledgerWaitOf, type LedgerSettings } from "../../ledger/ledgerSettings.j
 import { EvmSettlementChecker } from "../../facilitator/EvmSettlementChecker.js";
 import { isLoopbackHost } from "../../common/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../../common/Logger.js";
-import type { SettlementChecker } from "../../facilitator/SettlementChecker.js";
+import { firstCovering, type SettlementChecker } from "../../facilitator/SettlementChecker.js";
+import { SvmSettlementChecker } from "../../facilitator/SvmSettlementChecker.js";
 import { x402OptionsSchema, type PaywallOptions, type ResolvedX402Options } from "./options.js";
 import { DEFAULTS, type RequireTls } from "../page/paywallSettingsSchema.js";
 import { recognitionsOf } from "../../recognition/recognitionsOf.js";
@@ -244,7 +245,10 @@ function buildSettlementChecker(
   const checker =
     settings.settlementChecker ??
     (Object.keys(settings.rpcUrls).length > 0
-      ? new EvmSettlementChecker({ rpcUrls: settings.rpcUrls, now })
+      ? firstCovering([
+          new EvmSettlementChecker({ rpcUrls: settings.rpcUrls, now }),
+          new SvmSettlementChecker({ rpcUrls: settings.rpcUrls, fetch: settings.fetch }),
+        ])
       : undefined);
   const uncovered = new Set(
     routes

@@ -238,7 +238,8 @@ export class JsonPaymentWire implements PaymentWire<
       if (result.state === "not_settled") return result;
       reason = result.reason;
     }
-    if (!retry || !paymentIdentity(payment.payload).startsWith("evm|")) return { state: "unknown", reason };
+    // Settling again is safe where the chain itself refuses a second use: an EIP-3009 nonce, a Solana message.
+    if (!retry || !/^(evm|svm)\|/.test(paymentIdentity(payment.payload))) return { state: "unknown", reason };
     try {
       const again = await this.deps.facilitator.settle(payment.payload, payment.requirements);
       if (again.success) return { state: "settled", receipt: again };

@@ -1,6 +1,8 @@
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import type { RunningSolanaEngine } from "../../../src/dev/startSolanaEngine.js";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
@@ -9,6 +11,14 @@ export function officialClient(privateKey: Hex, token: Hex): x402Client {
   return new x402Client()
     .register("eip155:*", new ExactEvmScheme(privateKeyToAccount(privateKey)))
     .setSpendControls({ allowedAssets: [{ network: "eip155:31337", asset: token }] });
+}
+
+/** The official client paying `exact` on Solana (solana:*) from the LOCAL engine's payer, reading the engine. */
+export function officialSolanaClient(engine: RunningSolanaEngine): x402Client {
+  return new x402Client().register(
+    "solana:*",
+    new ExactSvmScheme(engine.accounts.payer.signer, { rpcUrl: engine.rpcUrl }),
+  );
 }
 
 /** Reads a route's 402 offer and has the official client sign a payment for it, without sending it. */
