@@ -17,6 +17,7 @@ import { verifyPayment } from "./verifyPayment.js";
 import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "./releaseReservation.js";
 import { routeRequestContext } from "../request/routeRequestContext.js";
+import { checkRequestBody } from "../request/checkRequestBody.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -35,6 +36,8 @@ export class PricedRequests {
 
   async handle(exchange: Exchange, next: Next): Promise<void> {
     const { req, route, info } = exchange;
+    const { startup } = this.deps;
+    if (startup !== undefined && !startup.isReady) await startup.gate();
     if (this.deps.requireTls(req) && !req.secure) {
       throw new GatewayError(
         "tls_required",
@@ -72,6 +75,10 @@ export class PricedRequests {
       );
     }
     const wire = exchange.wire;
+    // A body that breaks the route's schema is refused before anything is offered, reserved or settled
+    // (a CBOR payment is itself the body: not checked).
+    if (route.validateBody !== undefined && wire === this.json)
+      await checkRequestBody(req, route.validateBody, this.deps.maxBodyBytes);
     // Functions of the request price its JSON options now, for the offer and for a paid retry alike (a CBOR
     // route's price is its own).
     if (route.dynamic !== undefined && wire === this.json)
