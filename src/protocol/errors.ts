@@ -123,6 +123,10 @@ export const ERROR_CATALOGUE = {
     when: "the admin endpoint with another method than `POST`; a method no route names (TRACE, PURGE, PROPFIND…) on a priced path; with `Allow`",
   },
   payment_in_progress: { status: 409, when: "the same payment is being used by another request" },
+  payment_identifier_conflict: {
+    status: 409,
+    when: "a `payment-identifier` already used by another payment within its window (`details.identifier`); the identifier's first response is kept for its own payment only",
+  },
   length_required: {
     status: 411,
     when: 'a `settle: "before"` route got a chunked body not read yet: send a `Content-Length`',

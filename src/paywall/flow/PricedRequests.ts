@@ -18,6 +18,8 @@ import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "./releaseReservation.js";
 import { routeRequestContext } from "../request/routeRequestContext.js";
 import { checkRequestBody } from "../request/checkRequestBody.js";
+import type { IdempotentRetries } from "./IdempotentRetries.js";
+import type { PaymentPayload } from "../../protocol/schemas.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -32,6 +34,7 @@ export class PricedRequests {
     private readonly cbor: PaymentWire | undefined,
     private readonly unknown: UnknownSettlements,
     private readonly settlements: Settlements,
+    private readonly retries: IdempotentRetries,
   ) {}
 
   async handle(exchange: Exchange, next: Next): Promise<void> {
@@ -91,6 +94,10 @@ export class PricedRequests {
     if (route.settle === "before") refuseUnboundedBody(req);
     const decoded = wire.decode(header);
     const id = wire.identity(decoded);
+    // payment-identifier: a retry of a payment whose response was kept gets it again, not charged twice.
+    const retryId =
+      wire === this.json ? this.retries.identifierOf(route, decoded as PaymentPayload) : undefined;
+    if (retryId !== undefined && (await this.retries.replay(exchange, wire, retryId, id))) return;
     const pending = this.unknown.get(id);
     if (pending) return this.retryPending(exchange, pending, header, next);
     const checking = wire.check(exchange, decoded);
@@ -110,7 +117,7 @@ export class PricedRequests {
       wire.markPaid(exchange.res, receipt);
       return next();
     }
-    await this.serveThenSettle(exchange, wire, verified, next);
+    await this.serveThenSettle(exchange, wire, verified, next, retryId);
   }
 
   /** A retry with a payment whose settlement is unknown: serve the kept response once it is settled. */
@@ -142,6 +149,7 @@ export class PricedRequests {
     wire: PaymentWire,
     verified: Verified,
     next: Next,
+    retryId?: string,
   ): Promise<void> {
     const { res, route } = exchange;
     const held = await serveHeld(
@@ -157,7 +165,10 @@ export class PricedRequests {
     );
     if (held === undefined) return;
     try {
-      wire.markPaid(res, await this.settlements.settle(exchange, wire, verified));
+      const receipt = await this.settlements.settle(exchange, wire, verified);
+      wire.markPaid(res, receipt);
+      if (retryId !== undefined)
+        await this.retries.keep(route, retryId, verified.id, held.snapshot(), receipt);
       held.release();
     } catch (error) {
       if (error instanceof SettlementUnknownError)

@@ -148,6 +148,7 @@ export function assemblePaymentFlow<R>(
     settlementCheckIntervalMs: DEFAULTS.settlementCheckIntervalMs,
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
     maxBodyBytes: settings.maxBodyBytes,
+    paymentIdentifierWindowMs: settings.paymentIdentifierWindowMs,
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
     cbor,
