@@ -1,13 +1,9 @@
 import type { RequestListener } from "node:http";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGateway } from "../../src/gateway/createGateway.js";
-import type { X402Options } from "../../src/index.js";
-import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
-import { evmPayment, header, PAY_TO, usdcRequirements } from "../support/payments.js";
-import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
-import { gatewayConfig } from "../gateway/support/gatewayConfig.js";
-import { startUpstream } from "../gateway/support/startUpstream.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { evmPayment, header, usdcRequirements } from "../support/payments.js";
+import { sendJson } from "../support/paywallAdapters.js";
+import { everyEntryPoint, paywallPeers } from "../support/everyEntryPoint.js";
 
 // Issue #34 item 6: a settle-before route whose body breaks its schema is refused before anything is
 // offered, reserved, verified or settled, under every entry point; a body that fits reaches the handler
@@ -23,57 +19,20 @@ const SCHEMA = {
 };
 const GOOD = { userAddress: "0xa11ce", amount: "1000000000000000000" };
 
-let facilitator: FacilitatorDouble;
-let upstream: Awaited<ReturnType<typeof startUpstream>>;
-beforeAll(async () => {
-  [facilitator, upstream] = await Promise.all([startFacilitatorDouble(), startUpstream()]);
-});
-afterAll(async () => {
-  await facilitator?.close();
-  await upstream?.stop();
-});
+const peers = paywallPeers();
 
 const routes = {
   "POST /stake": { price: "$0.01", settle: "before" as const, requestBody: { schema: SCHEMA } },
   "POST /later": { price: "$0.01", requestBody: { schema: SCHEMA } },
 };
-const options: Omit<X402Options, "facilitator"> = {
-  payTo: PAY_TO,
-  network: "eip155:84532",
-  routes,
-};
 const echo = (req: { body?: unknown }, res: Parameters<typeof sendJson>[0]) =>
   sendJson(res, 200, { received: req.body });
 
-const SERVERS: Array<{ name: string; app: () => RequestListener; echoes: boolean }> = [
-  ...PAYWALL_ADAPTERS.map((adapter) => ({
-    name: adapter.name,
-    echoes: true,
-    app: () =>
-      adapter.app(
-        { ...options, facilitator: { url: facilitator.url } },
-        { "POST /stake": echo, "POST /later": echo },
-      ),
-  })),
-  {
-    name: "gateway",
-    echoes: false,
-    app: () =>
-      createGateway(
-        gatewayConfig({
-          upstreamUrl: upstream.url,
-          facilitatorUrl: facilitator.url,
-          payTo: PAY_TO,
-          network: "eip155:84532",
-          routes,
-        }),
-      ).app,
-  },
-];
+const SERVERS = everyEntryPoint(peers, routes, { "POST /stake": echo, "POST /later": echo });
 
 const paid = () => header(evmPayment(usdcRequirements("10000")));
 
-describe.each(SERVERS)("requestBody under $name", ({ app: makeApp, echoes }) => {
+describe.each(SERVERS)("requestBody under $name", ({ app: makeApp, upstreamAnswers }) => {
   let app: RequestListener;
   beforeAll(() => {
     app = makeApp();
@@ -94,7 +53,7 @@ describe.each(SERVERS)("requestBody under $name", ({ app: makeApp, echoes }) => 
   it.each(HOSTILE)(
     "a paid %s is 400 invalid_request_body: nothing verified or settled",
     async (_, type, body, reason) => {
-      const moves = () => facilitator.count("verify") + facilitator.count("settle");
+      const moves = () => peers.facilitator.count("verify") + peers.facilitator.count("settle");
       const before = moves();
       let call = request(app).post("/stake").set("PAYMENT-SIGNATURE", paid());
       if (type !== undefined) call = call.set("Content-Type", type);
@@ -115,15 +74,15 @@ describe.each(SERVERS)("requestBody under $name", ({ app: makeApp, echoes }) => 
   it("a fitting body is offered, then paid, settled once and handed on intact", async () => {
     const offer = await request(app).post("/stake").set("Content-Type", "application/json").send(GOOD);
     expect(offer.status).toBe(402);
-    const settles = facilitator.count("settle");
+    const settles = peers.facilitator.count("settle");
     const response = await request(app)
       .post("/stake")
       .set("Content-Type", "application/json")
       .set("PAYMENT-SIGNATURE", paid())
       .send(JSON.stringify(GOOD));
     expect(response.status).toBe(200);
-    expect(facilitator.count("settle")).toBe(settles + 1);
-    if (echoes) expect(response.body).toEqual({ received: GOOD });
+    expect(peers.facilitator.count("settle")).toBe(settles + 1);
+    if (!upstreamAnswers) expect(response.body).toEqual({ received: GOOD });
     else expect(response.body).toMatchObject({ bodyBytes: Buffer.byteLength(JSON.stringify(GOOD)) });
   });
 
