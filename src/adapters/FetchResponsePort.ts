@@ -6,6 +6,7 @@ import type {
   ResponseHeaders,
   ResponsePort,
 } from "../paywall/responses/ResponsePort.js";
+import { concatBytes } from "../common/readStreamLimited.js";
 import type { RequestHeaders } from "../paywall/request/RequestFacts.js";
 
 /** Status of the answer when the client went away before one was decided (nobody reads it). */
@@ -170,7 +171,7 @@ class FetchHold implements HeldResponse {
   release(): void {
     if (this.done) return;
     this.done = true;
-    this.port.end(concat(this.chunks));
+    this.port.end(concatBytes(this.chunks));
     this.chunks = [];
   }
 
@@ -187,18 +188,6 @@ class FetchHold implements HeldResponse {
     for (const [key, { name, value }] of this.port.headers) {
       if (!this.headersBefore.has(key)) headers[name] = value;
     }
-    return { status: this.status, headers, body: concat(this.chunks) };
+    return { status: this.status, headers, body: concatBytes(this.chunks) };
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
 }

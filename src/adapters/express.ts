@@ -15,6 +15,11 @@ export type X402Middleware = RequestHandler & {
   readonly routes: readonly PricedRoute[];
   /** Ask the facilitator's `/supported` (once; later calls share the answer) and report unsupported routes. */
   checkSupport(): Promise<SupportReport>;
+  /**
+   * Resolves once the start-up checks passed (`facilitatorSupport: "require"`; OpenAPI request-body schemas),
+   * rejects with what failed; until then priced requests wait, then get `503 paywall_unavailable`.
+   */
+  ready(): Promise<void>;
   /** Close what `x402()` opened itself (a Redis ledger's connection). */
   close(): Promise<void>;
   /**
@@ -32,7 +37,10 @@ export type X402Middleware = RequestHandler & {
  * Throws {@link X402OptionsError} at start-up for any invalid option.
  */
 export function x402(options: X402Options): X402Middleware {
-  const { flow, routes, checkSupport, close, revoke } = assemblePaymentFlow(options, (req) => req as Request);
+  const { flow, routes, checkSupport, close, revoke, ready } = assemblePaymentFlow(
+    options,
+    (req) => req as Request,
+  );
   let checked = false;
   const middleware: RequestHandler = (req, res, next) => {
     if (!checked) {
@@ -46,5 +54,5 @@ export function x402(options: X402Options): X402Middleware {
       (info) => (res.locals.x402 = info),
     );
   };
-  return Object.assign(middleware, { routes, checkSupport, close, revoke });
+  return Object.assign(middleware, { routes, checkSupport, close, revoke, ready });
 }

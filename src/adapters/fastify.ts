@@ -17,6 +17,11 @@ export type X402FastifyOptions = PaywallOptions<FastifyRequest>;
 export interface X402FastifyDecoration {
   readonly routes: readonly PricedRoute[];
   checkSupport(): Promise<SupportReport>;
+  /**
+   * Resolves once the start-up checks passed (`facilitatorSupport: "require"`; OpenAPI request-body schemas),
+   * rejects with what failed; until then priced requests wait, then get `503 paywall_unavailable`.
+   */
+  ready(): Promise<void>;
   revoke(request: RevocationRequest): Promise<RevocationReceipt>;
   ledgerHealth(timeoutMs: number): Promise<LedgerHealth | undefined>;
   /** The outcome record of a priced request (route, outcome, payer…), for access logs. */
@@ -48,17 +53,20 @@ export const x402Fastify: FastifyPluginCallback<X402FastifyOptions> = (
     // An invalid option: `register` (then `ready`/`listen`) rejects with it, naming the key.
     return done(error as Error);
   }
-  const { flow, routes, checkSupport, close, revoke, ledgerHealth } = assembled;
+  const { flow, routes, checkSupport, close, revoke, ledgerHealth, ready } = assembled;
   const infos = new WeakMap<FastifyRequest, PaywallRequestInfo>();
   let checked = false;
   instance.decorate("x402", {
     routes,
     checkSupport,
+    ready,
     revoke,
     ledgerHealth,
     infoOf: (request: FastifyRequest) => infos.get(request),
   } satisfies X402FastifyDecoration);
   instance.addHook("onClose", async () => close());
+  // `facilitatorSupport: "require"`: `ready()`/`listen()` reject while the start-up checks fail.
+  instance.addHook("onReady", async () => ready());
   instance.addHook("onRequest", (request, reply, next) => {
     if (!checked) {
       checked = true;

@@ -25,6 +25,11 @@ export type FetchNext = (request: Request) => Promise<Response>;
 export type X402FetchHandler = ((request: Request, next: FetchNext) => Promise<Response>) & {
   readonly routes: readonly PricedRoute[];
   checkSupport(): Promise<SupportReport>;
+  /**
+   * Resolves once the start-up checks passed (`facilitatorSupport: "require"`; OpenAPI request-body schemas),
+   * rejects with what failed; until then priced requests wait, then get `503 paywall_unavailable`.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
   /** Revoke a payer's recognition (a refund): see `x402().revoke`. */
   revoke(request: RevocationRequest): Promise<RevocationReceipt>;
@@ -42,7 +47,7 @@ export type X402FetchHandler = ((request: Request, next: FetchNext) => Promise<R
  */
 export function x402Fetch(options: X402FetchOptions): X402FetchHandler {
   const { connection, ...paywall } = options;
-  const { flow, routes, checkSupport, close, revoke, ledgerHealth } = assemblePaymentFlow(
+  const { flow, routes, checkSupport, close, revoke, ledgerHealth, ready } = assemblePaymentFlow(
     paywall,
     (req) => req as Request,
   );
@@ -66,6 +71,7 @@ export function x402Fetch(options: X402FetchOptions): X402FetchHandler {
   return Object.assign(handle, {
     routes,
     checkSupport,
+    ready,
     close,
     revoke,
     infoOf: (request: Request) => infos.get(request),

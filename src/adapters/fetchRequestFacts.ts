@@ -1,3 +1,5 @@
+import { bodyTooLarge } from "../paywall/request/bodyTooLarge.js";
+import { readStreamLimited } from "../common/readStreamLimited.js";
 import type { RequestFacts, RequestHeaders } from "../paywall/request/RequestFacts.js";
 
 /** The connection a request came in on, as the runtime tells it (a `node:net` socket is one). */
@@ -36,6 +38,8 @@ class FetchRequestFacts implements RequestFacts {
   private readonly target: URL;
   private readonly headerCount: number;
   private readonly originalUrl: string;
+  /** The body once the paywall read it (then the original's stream is spent). */
+  private body: Promise<Uint8Array> | undefined;
 
   constructor(
     readonly raw: Request,
@@ -68,26 +72,52 @@ class FetchRequestFacts implements RequestFacts {
     return this.connection?.localPort ?? "";
   }
 
-  /** The request to hand on: the original, or a copy with what the flow rewrote. */
+  /** Read the body (a route's `requestBody` check) into memory; the handler is handed a copy of it. */
+  async readBody(maxBytes: number): Promise<Uint8Array> {
+    this.body ??= readWebBody(this.raw, maxBytes);
+    return this.body;
+  }
+
+  /** The request to hand on: the original, or a copy with what the flow rewrote (or its body, once read). */
   handedOn(): Request {
     const { raw } = this;
     const url = this.target.pathname + this.target.search;
     const unchanged =
-      this.method === raw.method && this.url === url && Object.keys(this.headers).length === this.headerCount;
+      this.method === raw.method &&
+      this.url === url &&
+      Object.keys(this.headers).length === this.headerCount &&
+      this.body === undefined;
     if (unchanged) return raw;
     const headers = new Headers();
     for (const [name, value] of Object.entries(this.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
     }
     const hasBody = this.method !== "GET" && this.method !== "HEAD";
+    const body = this.body === undefined ? raw.body : replay(this.body);
     return new Request(new URL(this.url, this.target), {
       method: this.method,
       headers,
-      body: hasBody ? raw.body : null,
+      body: hasBody ? body : null,
       signal: raw.signal,
-      ...(hasBody && raw.body !== null ? { duplex: "half" } : {}),
+      ...(hasBody && body !== null ? { duplex: "half" } : {}),
     } as RequestInit);
   }
+}
+
+/** The bytes read, as a stream again (the handler reads them as it would have read the original). */
+function replay(body: Promise<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const bytes = await body;
+      if (bytes.length > 0) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}
+
+/** A Web request's whole body, refused `payload_too_large` as soon as it passes `maxBytes`. */
+function readWebBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  return readStreamLimited(request.body, maxBytes, () => bodyTooLarge(maxBytes));
 }
 
 export type { FetchRequestFacts };

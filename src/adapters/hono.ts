@@ -58,6 +58,6 @@ export function x402Hono(options: X402HonoOptions): X402HonoMiddleware {
     c.res = undefined;
     c.res = response;
   };
-  const { routes, checkSupport, close, revoke, infoOf, ledgerHealth } = paywall;
-  return Object.assign(middleware, { routes, checkSupport, close, revoke, infoOf, ledgerHealth });
+  const { routes, checkSupport, close, revoke, infoOf, ledgerHealth, ready } = paywall;
+  return Object.assign(middleware, { routes, checkSupport, close, revoke, infoOf, ledgerHealth, ready });
 }

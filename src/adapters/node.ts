@@ -21,6 +21,11 @@ export type X402NodeHandler = ((
 ) => Promise<void>) & {
   readonly routes: readonly PricedRoute[];
   checkSupport(): Promise<SupportReport>;
+  /**
+   * Resolves once the start-up checks passed (`facilitatorSupport: "require"`; OpenAPI request-body schemas),
+   * rejects with what failed; until then priced requests wait, then get `503 paywall_unavailable`.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
   /** Revoke a payer's recognition (a refund): see `x402().revoke`. */
   revoke(request: RevocationRequest): Promise<RevocationReceipt>;
@@ -51,7 +56,7 @@ export function nodePaywall(
   options: X402NodeOptions,
   factsOf: (req: IncomingMessage) => RequestFacts,
 ): X402NodeHandler {
-  const { flow, routes, checkSupport, close, revoke, ledgerHealth } = assemblePaymentFlow(
+  const { flow, routes, checkSupport, close, revoke, ledgerHealth, ready } = assemblePaymentFlow(
     options,
     (req) => req as IncomingMessage,
   );
@@ -71,6 +76,7 @@ export function nodePaywall(
   return Object.assign(handle, {
     routes,
     checkSupport,
+    ready,
     close,
     revoke,
     wrap,

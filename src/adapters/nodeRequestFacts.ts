@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { RequestFacts } from "../paywall/request/RequestFacts.js";
+import { readNodeBody } from "./readNodeBody.js";
 
 /** How a server reads who is at the other end of a request: from the socket, or a trusted proxy's headers. */
 export interface PeerReading {
@@ -60,6 +61,9 @@ export class NodeRequestFacts implements RequestFacts {
   }
   get bodyComplete(): boolean {
     return this.raw.complete;
+  }
+  readBody(maxBytes: number): Promise<Uint8Array | undefined> {
+    return readNodeBody(this.raw, maxBytes);
   }
 }
 

@@ -123,6 +123,14 @@ export const upstreamSettingsSchema = z
       .nonnegative()
       .default(GATEWAY_DEFAULTS.upstreamMaxFreeSockets)
       .meta({ description: "Most idle keep-alive connections kept open to this upstream for reuse." }),
+    /**
+     * Path of the upstream's OpenAPI 3.x document (`/openapi.json`), read at start-up for routes with
+     * `requestBody: { openApi: true }`: their bodies are checked against the operation's schema.
+     */
+    openApiPath: z.string().startsWith("/").optional().meta({
+      description:
+        "Path of the upstream's OpenAPI 3.x document (`/openapi.json`), read at start-up for routes with `requestBody: { openApi: true }`: their bodies are checked against the operation's schema.",
+    }),
     /** Path `/readyz` fetches (expects 2xx); without it, any HTTP answer from `url` counts as reachable. */
     healthPath: z.string().startsWith("/").optional().meta({
       description:

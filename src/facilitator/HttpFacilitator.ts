@@ -31,6 +31,7 @@ import {
   type FacilitatorReply,
   type FacilitatorTransport,
 } from "./facilitatorTransport.js";
+import { facilitatorAuthHeaders, type FacilitatorAuth } from "./facilitatorAuth.js";
 
 export interface HttpFacilitatorOptions {
   /** Base URL; `/verify`, `/settle` and `/supported` are appended. */
@@ -43,6 +44,8 @@ export interface HttpFacilitatorOptions {
   supportedTimeoutMs?: number;
   /** Extra headers (e.g. auth): a fixed map, or a function of the endpoint. */
   headers?: Record<string, string> | FacilitatorHeaders | undefined;
+  /** Auth minted at each call (a bearer token from the environment), over `headers`. */
+  auth?: FacilitatorAuth | undefined;
   /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent. */
   fetch?: typeof fetch | undefined;
 }
@@ -66,11 +69,13 @@ const MAX_REPLY_BYTES = 1024 * 1024;
 export class HttpFacilitator implements Facilitator, CborFacilitator {
   private readonly base: string;
   private readonly transport: FacilitatorTransport;
+  private readonly auth: (() => Promise<Record<string, string>>) | undefined;
   private readonly timeouts: Record<Endpoint, number>;
 
   constructor(private readonly options: HttpFacilitatorOptions) {
     this.base = options.url.replace(/\/+$/, "");
     this.transport = options.fetch ? fetchTransport(options.fetch) : nodeHttpTransport(this.base);
+    this.auth = options.auth && facilitatorAuthHeaders(options.auth);
     this.timeouts = {
       verify: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,
       settle: options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs,
@@ -165,10 +170,22 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     path: string = endpoint,
   ): Promise<{ response: FacilitatorReply; reply: Buffer }> {
     const extra = this.extraHeaders(endpoint);
-    const headers: Record<string, string> = {
-      accept: mediaType,
-      ...(extra instanceof Promise ? await extra : extra),
-    };
+    let minted: Record<string, string>;
+    try {
+      minted = extra instanceof Promise ? await extra : extra;
+    } catch (error) {
+      // Nothing was sent ("unreachable"): a payment is released, never left with an unknown outcome.
+      throw new GatewayError(
+        "facilitator_unavailable",
+        `the facilitator's auth for /${endpoint} could not be made`,
+        {
+          details: { endpoint, reason: "unreachable" },
+          cause: error,
+          retryAfterSeconds: RETRY_AFTER_SECONDS,
+        },
+      );
+    }
+    const headers: Record<string, string> = { accept: mediaType, ...minted };
     if (body !== undefined) headers["content-type"] = mediaType;
     let response: FacilitatorReply;
     try {
@@ -251,8 +268,9 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
 
   private extraHeaders(endpoint: Endpoint): Record<string, string> | Promise<Record<string, string>> {
     const { headers } = this.options;
-    if (headers === undefined) return {};
-    return typeof headers === "function" ? headers(endpoint) : headers;
+    const given = headers === undefined ? {} : typeof headers === "function" ? headers(endpoint) : headers;
+    if (this.auth === undefined) return given;
+    return Promise.all([given, this.auth()]).then(([base, auth]) => ({ ...base, ...auth }));
   }
 }
 

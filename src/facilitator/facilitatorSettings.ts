@@ -1,5 +1,6 @@
 import { z } from "zod/v4";
 import { outboundUrl } from "../common/outboundUrl.js";
+import { facilitatorAuthSchema } from "./facilitatorAuth.js";
 
 /** Timeouts of the facilitator calls, written once (docs/config-reference.md: verify 10 s, settle 30 s). */
 export const FACILITATOR_DEFAULTS = {
@@ -53,6 +54,11 @@ export const facilitatorSettingsSchema = z.strictObject({
     .meta({
       description: "Extra headers (e.g. auth) on every call: a fixed map, or a function of the endpoint.",
     }),
+  /** Auth minted at each call, over `headers`: `{ bearerFromEnv: NAME }` → `Authorization: Bearer <$NAME>`. */
+  auth: facilitatorAuthSchema.optional().meta({
+    description:
+      "Auth minted at each call, over `headers`: `{ bearerFromEnv: NAME }` → `Authorization: Bearer <$NAME>`.",
+  }),
 });
 export type FacilitatorSettings = z.infer<typeof facilitatorSettingsSchema>;
 

@@ -1,4 +1,5 @@
 import { BaseError } from "../common/BaseError.js";
+import { readStreamLimited } from "../common/readStreamLimited.js";
 
 /** A reply body over the byte limit (counted as it streams, before it is all read). */
 export class ReplyTooLargeError extends BaseError {
@@ -17,19 +18,6 @@ export async function readLimited(response: Response, limitBytes: number): Promi
     await response.body?.cancel();
     throw new ReplyTooLargeError(limitBytes);
   }
-  if (response.body === null) return Buffer.alloc(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limitBytes) {
-      await reader.cancel();
-      throw new ReplyTooLargeError(limitBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
+  const bytes = await readStreamLimited(response.body, limitBytes, () => new ReplyTooLargeError(limitBytes));
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -29,6 +29,7 @@ import { limitRequestBody } from "./limitRequestBody.js";
 import { listenGateway, type RunningGateway } from "./listenGateway.js";
 import { metricsRoute } from "./metricsRoute.js";
 import { normalizeRequestPath } from "./normalizeRequestPath.js";
+import { openApiBodySchemas } from "./openApiBodySchemas.js";
 import { precomputeHeaders } from "./precomputeHeaders.js";
 import { ProxyTrust } from "./ProxyTrust.js";
 import { gatewayRequiresTls } from "./gatewayRequiresTls.js";
@@ -43,6 +44,8 @@ import { routedPath, serveLocalRoutes, type LocalRoute } from "./serveLocalRoute
 export type GatewayPaywall = ((req: IncomingMessage, res: ServerResponse, next: () => void) => unknown) & {
   /** Ask the facilitator's `/supported` and log unsupported routes. */
   checkSupport?: () => Promise<unknown>;
+  /** Resolves once the paywall's start-up checks passed (OpenAPI request-body schemas); rejects with why not. */
+  ready?: () => Promise<void>;
   /** Release what the paywall opened (a Redis ledger's connection). */
   close?: () => Promise<void>;
   /** The outcome record of a priced request, for the access log and the metrics. */
@@ -136,6 +139,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     observer: metrics.observer,
     fetch: deps.fetch,
     requireTls: gatewayRequiresTls(config, trust),
+    maxBodyBytes: limits.maxBodyBytes,
+    loadRequestBodySchema: openApiBodySchemas(upstreams, fetchImpl),
     ...deps.paywallOverrides,
     ...recordingOnPaid,
   });

@@ -1,12 +1,7 @@
 import type { Middleware } from "./composeMiddleware.js";
 import { sendError } from "../paywall/responses/respond.js";
-import { GatewayError } from "../protocol/errors.js";
+import { bodyTooLarge } from "../paywall/request/bodyTooLarge.js";
 import { abandonUpstreamRequest } from "./upstreamRequests.js";
-
-const tooLarge = (maxBytes: number) =>
-  new GatewayError("payload_too_large", `the request body is over ${maxBytes} bytes`, {
-    details: { limit: maxBytes },
-  });
 
 /**
  * Cap request bodies without buffering them: a `Content-Length` over the cap is refused before anything
@@ -18,7 +13,7 @@ export function limitRequestBody(maxBytes: number): Middleware {
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) > maxBytes) {
       res.setHeader("Connection", "close");
-      return sendError(res, tooLarge(maxBytes));
+      return sendError(res, bodyTooLarge(maxBytes));
     }
     if (declared === undefined && req.headers["transfer-encoding"] === undefined) return next();
     let seen = 0;
@@ -32,7 +27,7 @@ export function limitRequestBody(maxBytes: number): Middleware {
       abandonUpstreamRequest(req);
       if (!res.headersSent && !res.writableEnded) {
         res.setHeader("Connection", "close");
-        sendError(res, tooLarge(maxBytes));
+        sendError(res, bodyTooLarge(maxBytes));
       }
     };
     req.on("data", count);

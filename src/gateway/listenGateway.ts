@@ -9,7 +9,9 @@ import { deferContinue } from "./deferredContinue.js";
 import { shownHost } from "./shownHost.js";
 import { listenMetrics, type MetricsListener } from "./listenMetrics.js";
 import { MetricsListenError } from "./MetricsListenError.js";
-import { FacilitatorSupportError } from "./FacilitatorSupportError.js";
+import { PaywallStartupError } from "./PaywallStartupError.js";
+import { BaseError } from "../common/BaseError.js";
+import { FacilitatorSupportError } from "../paywall/setup/FacilitatorSupportError.js";
 import type { SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
 import { metricsListenerOf } from "../config/metricsListenerOf.js";
 
@@ -63,6 +65,12 @@ export async function listenGateway(
     : createHttpServer(options, app);
   server.maxConnections = limits.maxConnections;
   deferContinue(server);
+  // No start while a route's OpenAPI body schema cannot be loaded.
+  try {
+    await paywall.ready?.();
+  } catch (error) {
+    throw error instanceof BaseError ? error : new PaywallStartupError(error as Error);
+  }
   // facilitatorSupport: require — no start while the facilitator cannot settle some priced option.
   if (gateway.config.facilitatorSupport === "require" && paywall.checkSupport) {
     const report = (await paywall.checkSupport()) as SupportReport;

@@ -1,5 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { GrantCharge, GrantChargeOutcome, PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
+import { LRUCache } from "lru-cache";
+import type {
+  GrantCharge,
+  GrantChargeOutcome,
+  KeptResponse,
+  PaymentLedger,
+  ReserveOutcome,
+} from "./PaymentLedger.js";
+
+/** Default cap on the responses kept for idempotent retries, in bytes (oldest dropped first). */
+export const KEPT_RESPONSES_MAX_BYTES = 16 * 1024 * 1024;
 
 /** A grant's total spending, or one payment's charge against its grants; both forgotten past `expiresAtMs`. */
 interface GrantSpending {
@@ -21,6 +31,8 @@ interface Entry {
 export interface MemoryPaymentLedgerOptions {
   /** Clock in epoch ms (tests move it). */
   now?: () => number;
+  /** Cap on the responses kept for idempotent retries, in bytes; the least recently used go first. */
+  keptResponsesMaxBytes?: number;
 }
 
 /**
@@ -33,9 +45,27 @@ export class MemoryPaymentLedger implements PaymentLedger {
   private readonly charges = new Map<string, Charge>();
   private readonly now: () => number;
   private sweepAtSize = 1024;
+  private readonly kept: LRUCache<string, KeptResponse>;
 
   constructor(options: MemoryPaymentLedgerOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.kept = new LRUCache<string, KeptResponse>({
+      maxSize: options.keptResponsesMaxBytes ?? KEPT_RESPONSES_MAX_BYTES,
+      sizeCalculation: keptSize,
+      ttlAutopurge: false,
+      ttlResolution: 0,
+      perf: { now: () => this.now() },
+    });
+  }
+
+  async keepResponse(identifier: string, response: KeptResponse, ttlMs: number): Promise<void> {
+    if (this.kept.get(identifier) !== undefined) return;
+    // One larger than the whole cap is not kept (LRUCache refuses it).
+    this.kept.set(identifier, response, { ttl: ttlMs });
+  }
+
+  async keptResponse(identifier: string): Promise<KeptResponse | undefined> {
+    return this.kept.get(identifier);
   }
 
   async reserve(id: string, options: { holdMs: number }): Promise<ReserveOutcome> {
@@ -111,4 +141,9 @@ export class MemoryPaymentLedger implements PaymentLedger {
 
 function live<T extends { expiresAtMs: number }>(entry: T | undefined, now: number): T | undefined {
   return entry !== undefined && entry.expiresAtMs > now ? entry : undefined;
+}
+
+/** Roughly what a kept response holds in memory: its body, headers and receipt. */
+function keptSize(response: KeptResponse): number {
+  return Math.max(1, response.body.byteLength + JSON.stringify([response.headers, response.receipt]).length);
 }

@@ -19,6 +19,20 @@ export type GrantChargeOutcome =
   { status: "charged" } | { status: "cap_exceeded"; grantId: string; spent: bigint; cap: bigint };
 
 /**
+ * A paid response kept for an idempotent retry (the `payment-identifier` extension): served again, as it
+ * was, to a retry with the same identifier and the same payment.
+ */
+export interface KeptResponse {
+  /** The ledger identity of the payment that paid for it: only that payment gets it again. */
+  payment: string;
+  status: number;
+  headers: Record<string, string | number | string[]>;
+  body: Uint8Array;
+  /** The settlement's receipt (what `PAYMENT-RESPONSE` carries). */
+  receipt: unknown;
+}
+
+/**
  * What a ledger's health check found: `ok`, or why not in a word anyone may see (`unreachable`, `timeout`,
  * `error`), with the detail for the logs only.
  */
@@ -51,6 +65,21 @@ export interface PaymentLedger {
    * across every instance that shares the ledger.
    */
   chargeGrants?(id: string, charge: GrantCharge): Promise<GrantChargeOutcome>;
+  /**
+   * Keep a paid response under its client's payment identifier for `ttlMs` (optional; routes that declare
+   * `payment-identifier` need it). The first response kept under an identifier stays; a later one is
+   * ignored. Bounded: a ledger may drop the oldest, or not keep one too large, so a retry can miss it.
+   */
+  keepResponse?(identifier: string, response: KeptResponse, ttlMs: number): Promise<void>;
+  /** The response kept under `identifier`, if it is still there. */
+  keptResponse?(identifier: string): Promise<KeptResponse | undefined>;
+}
+
+/** Whether a ledger keeps paid responses for idempotent retries. */
+export function keepsResponses(
+  ledger: PaymentLedger,
+): ledger is PaymentLedger & Required<Pick<PaymentLedger, "keepResponse" | "keptResponse">> {
+  return typeof ledger.keepResponse === "function" && typeof ledger.keptResponse === "function";
 }
 
 /** Whether a ledger counts delegation grants' spending. */

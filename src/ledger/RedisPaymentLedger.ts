@@ -12,6 +12,7 @@ import type { LedgerWait } from "./ledgerSettings.js";
 import type {
   GrantCharge,
   GrantChargeOutcome,
+  KeptResponse,
   LedgerHealth,
   PaymentLedger,
   ReserveOutcome,
@@ -54,6 +55,7 @@ export function ledgerKeys(prefix: string, cluster: boolean) {
   return {
     payment: (id: string) => base + id,
     charge: (id: string) => base + CHARGE + id,
+    kept: (identifier: string) => base + KEPT + identifier,
     grantPrefix: base + GRANT,
   };
 }
@@ -83,6 +85,7 @@ const HEALTH_ID = "health-check";
 const SPENT = "s:";
 
 const CHARGE = "charge:";
+const KEPT = "kept:";
 const GRANT = "grant:";
 
 /**
@@ -267,6 +270,31 @@ export class RedisPaymentLedger implements PaymentLedger {
         spent: BigInt(result[2] ?? "0"),
         cap: grant.cap,
       } as const;
+    });
+  }
+
+  /** Kept for every instance: `SET NX PX` (the first response kept under an identifier stays). */
+  keepResponse(identifier: string, response: KeptResponse, ttlMs: number): Promise<void> {
+    return this.command("keep the response of", async (redis) => {
+      const value = JSON.stringify({
+        payment: response.payment,
+        status: response.status,
+        headers: response.headers,
+        body: Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength).toString(
+          "base64",
+        ),
+        receipt: response.receipt,
+      });
+      await redis.set(this.keysOf(redis).kept(identifier), value, "PX", Math.max(1, ttlMs), "NX");
+    });
+  }
+
+  keptResponse(identifier: string): Promise<KeptResponse | undefined> {
+    return this.command("read the kept response of", async (redis) => {
+      const value = await redis.get(this.keysOf(redis).kept(identifier));
+      if (value === null) return undefined;
+      const kept = JSON.parse(value) as Omit<KeptResponse, "body"> & { body: string };
+      return { ...kept, body: new Uint8Array(Buffer.from(kept.body, "base64")) };
     });
   }
 

@@ -14,6 +14,7 @@ import {
 } from "./resolvePaymentOptions.js";
 import type { RouteRequestContext } from "./routeFunctions.js";
 import { BaseError } from "../common/BaseError.js";
+import { compileBodyValidator, type BodyValidator } from "./compileBodyValidator.js";
 
 /** A priced route, compiled once at start-up. */
 export interface PricedRoute {
@@ -32,6 +33,8 @@ export interface PricedRoute {
   cbor?: CborRouteOffer | undefined;
   /** The route's Bazaar discovery declaration (JSON offers' `extensions.bazaar`), when it has one. */
   bazaar?: RouteBazaar | undefined;
+  /** The route's `requestBody` check: what a JSON body must fit before anything is offered or reserved. */
+  validateBody?: BodyValidator | undefined;
 }
 
 export type RouteMatch =
@@ -97,6 +100,7 @@ export class RouteTable {
       } catch (error) {
         throw new RouteConfigError(key, (error as Error).message);
       }
+      const validateBody = bodyValidatorOf(key, config);
       const { requirements, dynamic } = options;
       compiled.push({
         key,
@@ -107,6 +111,7 @@ export class RouteTable {
         settle: config.settle ?? "after",
         cbor,
         bazaar,
+        validateBody,
       });
     }
     // Most specific first; declaration order breaks ties (sort is stable).
@@ -272,4 +277,15 @@ function readingPaths(reading: string): string[] {
     if (kept.ok) paths.push(kept.path);
   }
   return paths;
+}
+
+/** Compile a route's `requestBody` schema; `{ openApi: true }` is loaded at start-up (see `StartupChecks`). */
+function bodyValidatorOf(key: string, config: RouteConfig): BodyValidator | undefined {
+  const settings = config.requestBody;
+  if (settings === undefined || !("schema" in settings)) return undefined;
+  try {
+    return compileBodyValidator(settings.schema, settings.root);
+  } catch (error) {
+    throw new RouteConfigError(key, `requestBody.schema: ${(error as Error).message}`);
+  }
 }

@@ -4,6 +4,7 @@ import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js
 import { bazaarDeclarationIssues } from "./bazaarDeclarationIssues.js";
 import { cborRouteSchema } from "./cborRouteSettings.js";
 import { discoverySchema } from "./discoverySettings.js";
+import { requestBodySchema, requestBodyIssues } from "./requestBodySettings.js";
 import {
   functionOf,
   responseBodySchema,
@@ -209,6 +210,15 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
         description:
           "`after` (default): settle only once the handler answered 2xx. `before`: settle, then run the handler.",
       }),
+      /**
+       * Check the request's JSON body before anything is offered, reserved or settled: `{ schema }` (JSON
+       * Schema 2020-12), or, on the gateway, `{ openApi: true }` (the schema of this operation in its
+       * upstream's `openApi` document). A body that breaks it is `400 invalid_request_body`.
+       */
+      requestBody: requestBodySchema.optional().meta({
+        description:
+          "Check the request's JSON body before anything is offered, reserved or settled: `{ schema }` (JSON Schema 2020-12), or, on the gateway, `{ openApi: true }` (the schema of this operation in its upstream's `openApi` document). A body that breaks it is `400 invalid_request_body`.",
+      }),
       /** Let recognized payers in without paying; `false` turns a global default off for this route. */
       recognition: z
         .union([z.literal(false), recognitionSettingsSchema])
@@ -256,6 +266,8 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
             message: `not writable as JSON: ${problem}`,
           });
       }
+      for (const issue of requestBodyIssues(route.requestBody))
+        ctx.addIssue({ code: "custom", path: ["requestBody", ...issue.path], message: issue.message });
       if (route.extensions?.bazaar === undefined) return;
       for (const issue of bazaarDeclarationIssues(route.extensions.bazaar))
         ctx.addIssue({

@@ -31,6 +31,10 @@ export const ERROR_CATALOGUE = {
     status: 400,
     when: "gateway: a GET, HEAD, DELETE, OPTIONS or TRACE with a body (`Content-Length` above 0 or `Transfer-Encoding`); nothing is verified, the connection is closed",
   },
+  invalid_request_body: {
+    status: 400,
+    when: "a route with `requestBody`: the body is missing, not JSON, or breaks the route's JSON Schema (`details.reason`, `errors`: up to 10 `{ path, message }`); refused before any offer, reservation or settlement",
+  },
   invalid_revocation: {
     status: 400,
     when: "a revocation (`revoke()`, the admin endpoint) that is malformed, or whose signed proof is untrusted or names another payer",
@@ -119,13 +123,17 @@ export const ERROR_CATALOGUE = {
     when: "the admin endpoint with another method than `POST`; a method no route names (TRACE, PURGE, PROPFIND…) on a priced path; with `Allow`",
   },
   payment_in_progress: { status: 409, when: "the same payment is being used by another request" },
+  payment_identifier_conflict: {
+    status: 409,
+    when: "a `payment-identifier` already used by another payment within its window (`details.identifier`); the identifier's first response is kept for its own payment only",
+  },
   length_required: {
     status: 411,
     when: 'a `settle: "before"` route got a chunked body not read yet: send a `Content-Length`',
   },
   payload_too_large: {
     status: 413,
-    when: "gateway: a request body over `limits.maxBodyBytes`, declared or streamed (`details.limit`); the admin endpoint's body over its limit",
+    when: "gateway: a request body over `limits.maxBodyBytes`, declared or streamed (`details.limit`); a route with `requestBody`: a body over `maxBodyBytes` (the gateway's `limits.maxBodyBytes`); the admin endpoint's body over its limit",
   },
   unsupported_media_type: {
     status: 415,
@@ -163,6 +171,10 @@ export const ERROR_CATALOGUE = {
   ledger_unavailable: {
     status: 503,
     when: "the payment ledger (Redis) cannot be reached in time: nothing is verified; with `Retry-After`",
+  },
+  paywall_unavailable: {
+    status: 503,
+    when: 'a start-up check has not passed yet or failed (an upstream\'s OpenAPI document for `requestBody: { openApi: true }`; `/supported` with `facilitatorSupport: "require"`): every priced request is refused, nothing verified; retried after `Retry-After` (`details.check`: `openApi` or `facilitatorSupport`; the reason is logged)',
   },
   settlement_unknown: {
     status: 503,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
-import { FacilitatorSupportError } from "../../src/gateway/FacilitatorSupportError.js";
+import { FacilitatorSupportError } from "../../src/paywall/setup/FacilitatorSupportError.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { gatewayConfig } from "./support/gatewayConfig.js";
 import { closedPort, startUpstream, type TestUpstream } from "./support/startUpstream.js";

@@ -124,13 +124,17 @@ describe("pay_for_resource against the real gateway", { timeout: 120_000 }, () =
     expect(await payer()).toBe(before.payer - six);
   });
 
-  it("a POST without its body is sent as such, and the backend's refusal after settling is still a paid outcome", async () => {
-    // settle: before — the payment settles, then the backend refuses the missing userAddress.
+  it("a POST without its body is sent as such, and refused before any payment (#34 item 6): nothing signed or moved", async () => {
+    // settle: before, with the body checked against the backend's OpenAPI schema first: 400 before the offer.
     const before = await payee();
     const call = await mcp.pay(`${staking.url}/api/claim`, { method: "POST" });
-    expect(call.structured).toMatchObject({ outcome: "paid", signed: true });
-    expect((call.structured.resource as { status: number }).status).toBe(400);
-    expect(await payee()).toBe(before + OPERATION_PRICE);
+    expect(call.structured).toMatchObject({
+      outcome: "failed",
+      code: "http_error",
+      resource: { status: 400 },
+    });
+    expect(call.structured.signed).toBeUndefined();
+    expect(await payee()).toBe(before);
   });
 
   it("pays an offer whose only option is exact-pq: paid, the price moved once", async () => {

@@ -27,6 +27,8 @@ import { PricedRequests } from "./PricedRequests.js";
 import type { RequestFacts } from "../request/RequestFacts.js";
 import type { ResponsePort } from "../responses/ResponsePort.js";
 import { Settlements } from "./Settlements.js";
+import type { StartupChecks } from "../setup/StartupChecks.js";
+import { IdempotentRetries } from "./IdempotentRetries.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaymentFlowDeps {
@@ -46,6 +48,8 @@ export interface PaymentFlowDeps {
   /** Refuse paths a lenient server could read as a different priced route (`400 invalid_path`). */
   refuseLenientReadings: boolean;
   maxHeldResponseBytes: number;
+  /** Cap on a request body read for a route's `requestBody` check, in bytes. */
+  maxBodyBytes: number;
   reservationTtlMs: number;
   spentTtlMs: number;
   /** Asks the chain whether a payment whose `/settle` timed out or was cut was settled. */
@@ -57,6 +61,10 @@ export interface PaymentFlowDeps {
   paywallPage?: PaywallPage | undefined;
   /** The `application/x402+cbor` format, when some route offers it. */
   cbor?: PaymentWire | undefined;
+  /** How long a paid response is kept for a `payment-identifier` retry, in ms. */
+  paymentIdentifierWindowMs: number;
+  /** What must pass before a priced request is taken (none: nothing to wait for). */
+  startup?: StartupChecks | undefined;
 }
 
 /**
@@ -91,7 +99,12 @@ export class PaymentFlow {
       reservationTtlMs: deps.reservationTtlMs,
     });
     const settlements = new Settlements(deps, unknown);
-    this.priced = new PricedRequests(deps, this.offers, this.json, deps.cbor, unknown, settlements);
+    const retries = new IdempotentRetries({
+      ledger: deps.ledger,
+      logger: deps.logger,
+      windowMs: deps.paymentIdentifierWindowMs,
+    });
+    this.priced = new PricedRequests(deps, this.offers, this.json, deps.cbor, unknown, settlements, retries);
   }
 
   /**

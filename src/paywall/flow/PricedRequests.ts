@@ -18,6 +18,9 @@ import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "./releaseReservation.js";
 import { routeRequestContext } from "../request/routeRequestContext.js";
 import { SolanaFeePayers } from "./SolanaFeePayers.js";
+import { checkRequestBody } from "../request/checkRequestBody.js";
+import type { IdempotentRetries } from "./IdempotentRetries.js";
+import type { PaymentPayload } from "../../protocol/schemas.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -34,12 +37,15 @@ export class PricedRequests {
     private readonly cbor: PaymentWire | undefined,
     private readonly unknown: UnknownSettlements,
     private readonly settlements: Settlements,
+    private readonly retries: IdempotentRetries,
   ) {
     this.feePayers = new SolanaFeePayers(deps.facilitator);
   }
 
   async handle(exchange: Exchange, next: Next): Promise<void> {
     const { req, route, info } = exchange;
+    const { startup } = this.deps;
+    if (startup !== undefined && !startup.isReady) await startup.gate();
     if (this.deps.requireTls(req) && !req.secure) {
       throw new GatewayError(
         "tls_required",
@@ -77,6 +83,10 @@ export class PricedRequests {
       );
     }
     const wire = exchange.wire;
+    // A body that breaks the route's schema is refused before anything is offered, reserved or settled
+    // (a CBOR payment is itself the body: not checked).
+    if (route.validateBody !== undefined && wire === this.json)
+      await checkRequestBody(req, route.validateBody, this.deps.maxBodyBytes);
     // Functions of the request price its JSON options now, for the offer and for a paid retry alike (a CBOR
     // route's price is its own).
     if (route.dynamic !== undefined && wire === this.json)
@@ -92,6 +102,10 @@ export class PricedRequests {
     if (route.settle === "before") refuseUnboundedBody(req);
     const decoded = wire.decode(header);
     const id = wire.identity(decoded);
+    // payment-identifier: a retry of a payment whose response was kept gets it again, not charged twice.
+    const retryId =
+      wire === this.json ? this.retries.identifierOf(route, decoded as PaymentPayload) : undefined;
+    if (retryId !== undefined && (await this.retries.replay(exchange, wire, retryId, id))) return;
     const pending = this.unknown.get(id);
     if (pending) return this.retryPending(exchange, pending, header, next);
     const checking = wire.check(exchange, decoded);
@@ -111,7 +125,7 @@ export class PricedRequests {
       wire.markPaid(exchange.res, receipt);
       return next();
     }
-    await this.serveThenSettle(exchange, wire, verified, next);
+    await this.serveThenSettle(exchange, wire, verified, next, retryId);
   }
 
   /** A retry with a payment whose settlement is unknown: serve the kept response once it is settled. */
@@ -143,6 +157,7 @@ export class PricedRequests {
     wire: PaymentWire,
     verified: Verified,
     next: Next,
+    retryId?: string,
   ): Promise<void> {
     const { res, route } = exchange;
     const held = await serveHeld(
@@ -158,7 +173,10 @@ export class PricedRequests {
     );
     if (held === undefined) return;
     try {
-      wire.markPaid(res, await this.settlements.settle(exchange, wire, verified));
+      const receipt = await this.settlements.settle(exchange, wire, verified);
+      wire.markPaid(res, receipt);
+      if (retryId !== undefined)
+        await this.retries.keep(route, retryId, verified.id, held.snapshot(), receipt);
       held.release();
     } catch (error) {
       if (error instanceof SettlementUnknownError)

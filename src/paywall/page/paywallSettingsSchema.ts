@@ -12,6 +12,7 @@ import { paywallPageSettingsSchema } from "./paywallPageSettings.js";
 export const DEFAULTS = {
   maxHeldResponseBytes: 8 * 1024 * 1024,
   reservationTtlMs: 5 * 60_000,
+  paymentIdentifierWindowMs: 10 * 60_000,
   /** How long a timed-out or cut settlement is checked on chain before answering `settlement_unknown`. */
   settlementCheckTimeoutMs: 30_000,
   settlementCheckIntervalMs: 1_000,
@@ -84,6 +85,14 @@ export const paywallSettingsSchema = z.strictObject({
   maxHeldResponseBytes: z.number().int().positive().default(DEFAULTS.maxHeldResponseBytes).meta({
     description:
       "Cap on a response held until settlement, in bytes; larger → 502 response_too_large, never settled.",
+  }),
+  /**
+   * Routes that declare the `payment-identifier` extension keep each paid response this long, in ms: a
+   * retry with the same identifier and the same payment gets it again, not charged twice. Default 10 min.
+   */
+  paymentIdentifierWindowMs: z.number().int().positive().default(DEFAULTS.paymentIdentifierWindowMs).meta({
+    description:
+      "Routes that declare the `payment-identifier` extension keep each paid response this long, in ms: a retry with the same identifier and the same payment gets it again, not charged twice. Default 10 min.",
   }),
   /** How long a payment stays reserved while it is verified, served and settled, in ms. */
   reservationTtlMs: z.number().int().positive().default(DEFAULTS.reservationTtlMs).meta({

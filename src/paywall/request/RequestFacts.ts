@@ -35,6 +35,13 @@ export interface RequestFacts {
   readonly bodyComplete: boolean;
   /** The body a body parser that ran before the paywall left (Express's `req.body`), for route functions. */
   readonly parsedBody: unknown;
+  /**
+   * Read the whole body (for a route's `requestBody` check) and keep it for whatever runs next: the handler,
+   * a body parser or the upstream still get every byte. Throws `payload_too_large` past `maxBytes`;
+   * `undefined` when something read the body before (then only `parsedBody` is left). Absent where an
+   * adapter cannot give the body back.
+   */
+  readBody?(maxBytes: number): Promise<Uint8Array | undefined>;
   /** The framework's own request: what user hooks such as `requireTls` are given, and its parsed `body`. */
   readonly raw: object;
 }

@@ -31,7 +31,15 @@ import { isLoopbackHost } from "../../common/isLoopbackHost.js";
 import { silentLogger, type Logger } from "../../common/Logger.js";
 import { firstCovering, type SettlementChecker } from "../../facilitator/SettlementChecker.js";
 import { SvmSettlementChecker } from "../../facilitator/SvmSettlementChecker.js";
-import { x402OptionsSchema, type PaywallOptions, type ResolvedX402Options } from "./options.js";
+import {
+  x402OptionsSchema,
+  type LoadRequestBodySchema,
+  type PaywallOptions,
+  type ResolvedX402Options,
+} from "./options.js";
+import { StartupChecks } from "./StartupChecks.js";
+import { FacilitatorSupportError } from "./FacilitatorSupportError.js";
+import { compileBodyValidator } from "../../pricing/compileBodyValidator.js";
 import { DEFAULTS, type RequireTls } from "../page/paywallSettingsSchema.js";
 import { recognitionsOf } from "../../recognition/recognitionsOf.js";
 import { PaymentFlow } from "../flow/PaymentFlow.js";
@@ -58,6 +66,12 @@ export interface AssembledPaymentFlow {
   revoke(request: RevocationRequest): Promise<RevocationReceipt>;
   /** The ledger's health check within `timeoutMs`; undefined when the ledger has none (in memory). */
   ledgerHealth(timeoutMs: number): Promise<LedgerHealth | undefined>;
+  /**
+   * Resolves once the start-up checks passed (OpenAPI request-body schemas loaded; `/supported` with
+   * `facilitatorSupport: "require"`); rejects with what failed. Until then priced requests wait, then get
+   * `503 paywall_unavailable`.
+   */
+  ready(): Promise<void>;
 }
 
 /**
@@ -108,7 +122,10 @@ export function assemblePaymentFlow<R>(
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
   const cbor = buildCborWire(settings, routes, { facilitator, ledger, now });
 
+  const startup = buildStartupChecks(settings, routes.routes, facilitator, logger, now);
+
   const flow = new PaymentFlow({
+    startup,
     routes,
     facilitator,
     ledger,
@@ -131,6 +148,8 @@ export function assemblePaymentFlow<R>(
     settlementCheckTimeoutMs: settings.settlementCheckTimeoutMs,
     settlementCheckIntervalMs: DEFAULTS.settlementCheckIntervalMs,
     maxHeldResponseBytes: settings.maxHeldResponseBytes,
+    maxBodyBytes: settings.maxBodyBytes,
+    paymentIdentifierWindowMs: settings.paymentIdentifierWindowMs,
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
     cbor,
@@ -174,7 +193,67 @@ export function assemblePaymentFlow<R>(
     revokePayer(revokedPayers, request, logger, revocationSigners);
   const ledgerHealth = async (timeoutMs: number): Promise<LedgerHealth | undefined> =>
     ledger.health?.(timeoutMs);
-  return { flow, routes: routes.routes, checkSupport, close, revoke, ledgerHealth };
+  const ready = (): Promise<void> => startup?.ready() ?? Promise.resolve();
+  return { flow, routes: routes.routes, checkSupport, close, revoke, ledgerHealth, ready };
+}
+
+/**
+ * The checks that must pass before a priced request is taken, when there are any: each `requestBody: {
+ * openApi: true }` route's schema loaded; with `facilitatorSupport: "require"`, `/supported` listing every
+ * option. Started now, so they are done (or failed, and logged) before the first request comes.
+ */
+function buildStartupChecks(
+  settings: ResolvedX402Options,
+  routes: readonly PricedRoute[],
+  facilitator: Facilitator,
+  logger: Logger,
+  now: () => number,
+): StartupChecks | undefined {
+  const fromOpenApi = routes.filter((route) => {
+    const body = route.config.requestBody;
+    return body !== undefined && !("schema" in body);
+  });
+  const load = settings.loadRequestBodySchema;
+  if (fromOpenApi.length > 0 && load === undefined) {
+    throw new X402OptionsError(
+      fromOpenApi.map(
+        (route) =>
+          `routes[${JSON.stringify(route.key)}].requestBody.openApi: only the gateway reads an upstream's OpenAPI document (upstreams[].openApi); in code give requestBody: { schema }`,
+      ),
+    );
+  }
+  const requireSupport = settings.facilitatorSupport === "require";
+  if (fromOpenApi.length === 0 && !requireSupport) return undefined;
+  const run = async (): Promise<void> => {
+    await Promise.all(
+      fromOpenApi.map(async (route) => {
+        try {
+          const { method, key } = route.pattern;
+          const path = method === undefined ? key : key.slice(method.length).trim();
+          const { schema, root } = await (load as LoadRequestBodySchema)({ key, method, path });
+          route.validateBody = compileBodyValidator(schema, root);
+        } catch (error) {
+          const message = `routes[${JSON.stringify(route.key)}].requestBody: ${(error as Error).message}`;
+          throw Object.assign(new Error(message, { cause: error }), { check: "openApi" });
+        }
+      }),
+    );
+    if (requireSupport) {
+      const report = await readSupport(facilitator, routes);
+      if (!report.ok)
+        throw Object.assign(new FacilitatorSupportError(report), { check: "facilitatorSupport" });
+    }
+  };
+  const checks = new StartupChecks(async () => {
+    try {
+      await run();
+    } catch (error) {
+      logger.error({ err: error }, `a start-up check failed: ${(error as Error).message}`);
+      throw error;
+    }
+  }, now);
+  checks.ready().catch(() => undefined); // logged above; `ready()` and priced requests see it again
+  return checks;
 }
 
 /**

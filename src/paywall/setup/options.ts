@@ -31,6 +31,12 @@ export type PaidEvent = {
   /** x402+cbor through a delegation chain: the agent that signed (`payer` is the chain's root). */
   delegate?: string;
 };
+/** Loads the JSON Schema of a route's body (`requestBody: { openApi: true }`), given the route's key. */
+export type LoadRequestBodySchema = (route: {
+  key: string;
+  method: string | undefined;
+  path: string;
+}) => Promise<{ schema: Record<string, unknown>; root?: Record<string, unknown> }>;
 export type ErrorEvent = { error: unknown; code: string; route: string | undefined };
 
 const fn = <T>(what: string) =>
@@ -97,6 +103,36 @@ export const x402OptionsSchema = paywallSettingsSchema
         description:
           'Payment de-duplication store: settings (`{ type: "redis", url, keyPrefix? }` shares payments, sign-in nonces and revocations between instances), or any `PaymentLedger` (reserve / release / spend). Default: in memory.',
       }),
+    /**
+     * Cap on a request body the paywall reads to check it against a route's `requestBody`, in bytes; larger →
+     * 413 payload_too_large. Default 1 MiB (the gateway: `limits.maxBodyBytes`).
+     */
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024)
+      .meta({
+        description:
+          "Cap on a request body the paywall reads to check it against a route's `requestBody`, in bytes; larger → 413 payload_too_large. Default 1 MiB (the gateway: `limits.maxBodyBytes`).",
+      }),
+    /**
+     * At start-up the facilitator's `/supported` is read: `warn` (default) logs each priced option it does not
+     * list; `require` holds priced requests until it lists them all (`ready()` rejects; meanwhile `503
+     * paywall_unavailable`, checked again at most every 10 s).
+     */
+    facilitatorSupport: z.enum(["warn", "require"]).default("warn").meta({
+      description:
+        "At start-up the facilitator's `/supported` is read: `warn` (default) logs each priced option it does not list; `require` holds priced requests until it lists them all (`ready()` rejects; meanwhile `503 paywall_unavailable`, checked again at most every 10 s).",
+    }),
+    /**
+     * Where routes with `requestBody: { openApi: true }` get their schema, at start-up (the gateway reads its
+     * upstream's OpenAPI document): `{ schema, root? }` for the route, or a rejection saying why not.
+     */
+    loadRequestBodySchema: fn<LoadRequestBodySchema>("loadRequestBodySchema").optional().meta({
+      description:
+        "Where routes with `requestBody: { openApi: true }` get their schema, at start-up (the gateway reads its upstream's OpenAPI document): `{ schema, root? }` for the route, or a rejection saying why not.",
+    }),
     /** pino, or any `{ debug, info, warn, error }`; default silent (nothing is written to the console). */
     logger: z
       .custom<Logger>(

@@ -1,5 +1,5 @@
-import { BaseError } from "../common/BaseError.js";
-import type { SupportReport } from "../paywall/setup/assemblePaymentFlow.js";
+import { BaseError } from "../../common/BaseError.js";
+import type { SupportReport } from "./assemblePaymentFlow.js";
 
 /** With `facilitatorSupport: require`, a facilitator whose `/supported` lacks a route's option (or cannot be read) stops the start. */
 export class FacilitatorSupportError extends BaseError {
@@ -11,7 +11,7 @@ export class FacilitatorSupportError extends BaseError {
     super(
       "facilitator_unsupported",
       `the facilitator cannot settle every priced route (facilitatorSupport: require): ${why}`,
-      { details: { unsupported: report.unsupported }, docsPath: "docs/gateway.md" },
+      { details: { unsupported: report.unsupported }, docsPath: "docs/middleware-options.md" },
     );
   }
 }
