@@ -35,6 +35,8 @@ class FetchRequestFacts implements RequestFacts {
   readonly parsedBody = undefined;
   private readonly target: URL;
   private readonly headerCount: number;
+  /** The `Cookie` header as it came (a pass redeemed from it is dropped from it). */
+  private readonly cookie: string | string[] | undefined;
   private readonly originalUrl: string;
 
   constructor(
@@ -50,6 +52,7 @@ class FetchRequestFacts implements RequestFacts {
     raw.headers.forEach((value, name) => (headers[name] = value));
     this.headers = headers;
     this.headerCount = Object.keys(headers).length;
+    this.cookie = headers.cookie;
   }
 
   get secure(): boolean {
@@ -73,7 +76,10 @@ class FetchRequestFacts implements RequestFacts {
     const { raw } = this;
     const url = this.target.pathname + this.target.search;
     const unchanged =
-      this.method === raw.method && this.url === url && Object.keys(this.headers).length === this.headerCount;
+      this.method === raw.method &&
+      this.url === url &&
+      Object.keys(this.headers).length === this.headerCount &&
+      this.headers.cookie === this.cookie; // a pass's cookie dropped from the others
     if (unchanged) return raw;
     const headers = new Headers();
     for (const [name, value] of Object.entries(this.headers)) {

@@ -3,6 +3,7 @@ import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";
 import { bazaarDeclarationIssues } from "./bazaarDeclarationIssues.js";
 import { cborRouteSchema } from "./cborRouteSettings.js";
+import { passRouteSchema } from "./passRouteSettings.js";
 import { discoverySchema } from "./discoverySettings.js";
 import {
   functionOf,
@@ -237,6 +238,11 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
       /** Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`). */
       cbor: cborRouteSchema.optional().meta({
         description: "Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`).",
+      }),
+      /** Paying once buys a pass: `{ requests?, seconds?, scope? }` (docs/passes.md; needs top-level `passes`). */
+      pass: passRouteSchema.optional().meta({
+        description:
+          "Paying once buys a pass: `{ requests?, seconds?, scope? }` (docs/passes.md; needs top-level `passes`).",
       }),
     })
     .refine(

@@ -49,6 +49,10 @@ export const ERROR_CATALOGUE = {
     when: "the payment is for other terms (`details.field`, `expected`, `received`)",
   },
   payment_already_used: { status: 402, when: "the payment already paid for a response" },
+  pass_rejected: {
+    status: 402,
+    when: "`Authorization: Bearer` shows a pass token that is malformed, not signed by this gateway, for another scope, expired, used up or ended (`details.reason`); with the offer",
+  },
   verification_failed: {
     status: 402,
     when: "the facilitator found it invalid (`details.reason` is its reason)",

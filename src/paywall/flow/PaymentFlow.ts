@@ -27,6 +27,7 @@ import { PricedRequests } from "./PricedRequests.js";
 import type { RequestFacts } from "../request/RequestFacts.js";
 import type { ResponsePort } from "../responses/ResponsePort.js";
 import { Settlements } from "./Settlements.js";
+import type { Passes } from "../passes/Passes.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaymentFlowDeps {
@@ -57,6 +58,8 @@ export interface PaymentFlowDeps {
   paywallPage?: PaywallPage | undefined;
   /** The `application/x402+cbor` format, when some route offers it. */
   cbor?: PaymentWire | undefined;
+  /** Passes, when some route sells them (docs/passes.md). */
+  passes?: Passes | undefined;
 }
 
 /**
