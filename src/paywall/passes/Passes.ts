@@ -66,6 +66,8 @@ export type PassRefusal = "malformed" | "signature" | "scope" | "expired" | "use
 export class Passes {
   private readonly byRoute = new Map<PricedRoute, RoutePass>();
   private readonly random: (size: number) => Uint8Array;
+  /** Tokens whose signature checked, by their text: a pass is shown again and again (its credits are the ledger's). */
+  private readonly signedTokens = new Map<string, PassClaims>();
 
   constructor(
     private readonly deps: PassesDeps,
@@ -204,14 +206,23 @@ export class Passes {
     token: string,
     pass: RoutePass,
   ): { claims: PassClaims } | { reason: PassRefusal; claims?: undefined } {
+    const claims = this.signedTokens.get(token) ?? this.verified(token);
+    if ("reason" in claims) return claims;
+    if (claims.scope !== pass.tag) return { reason: "scope" };
+    if (claims.expiresAtSeconds * 1000 <= this.deps.now()) return { reason: "expired" };
+    return { claims };
+  }
+
+  /** A token's claims once its signature checked (remembered), else why not. */
+  private verified(token: string): PassClaims | { reason: PassRefusal } {
     const parsed = parsePassToken(token);
     if (!parsed.ok) return { reason: "malformed" };
     const { claims, signed, signature } = parsed.token;
     if (claims.alg !== this.deps.key.alg || !this.deps.key.verify(signed, signature))
       return { reason: "signature" };
-    if (claims.scope !== pass.tag) return { reason: "scope" };
-    if (claims.expiresAtSeconds * 1000 <= this.deps.now()) return { reason: "expired" };
-    return { claims };
+    if (this.signedTokens.size >= SIGNED_TOKENS_KEPT) this.signedTokens.clear();
+    this.signedTokens.set(token, claims);
+    return claims;
   }
 
   private async use(id: string): Promise<{ used: PassUse } | { reason: PassRefusal }> {
@@ -232,6 +243,9 @@ export class Passes {
     }
   }
 }
+
+/** How many checked tokens are remembered before the memory starts over. */
+const SIGNED_TOKENS_KEPT = 4096;
 
 function passRejected(reason: PassRefusal): GatewayError {
   const told: Record<PassRefusal, string> = {
