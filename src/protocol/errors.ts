@@ -159,6 +159,10 @@ export const ERROR_CATALOGUE = {
     status: 502,
     when: "gateway: the upstream could not be reached or closed the connection before answering (`details.reason`)",
   },
+  usage_invalid: {
+    status: 502,
+    when: "a metered (`upto`) route's answer reported usage that is not a decimal amount or is above the authorization (`details.header`); nothing settled",
+  },
   response_too_large: { status: 502, when: "the held response exceeded `maxHeldResponseBytes`" },
   facilitator_unavailable: {
     status: 503,

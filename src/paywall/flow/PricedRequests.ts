@@ -18,6 +18,7 @@ import { serveHeld } from "./serveHeld.js";
 import { releaseReservation } from "./releaseReservation.js";
 import { routeRequestContext } from "../request/routeRequestContext.js";
 import { servedOnPass, withPass } from "../passes/servedOnPass.js";
+import { meterOrRelease, serveUnused } from "../metered/serveMetered.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -171,12 +172,15 @@ export class PricedRequests {
       next,
     );
     if (held === undefined) return;
+    const metered = await meterOrRelease(this.deps, route, verified, held);
+    if (metered.kind === "nothing") return serveUnused(this.deps, exchange, wire, verified, held);
+    const charged = metered.verified;
     try {
-      await this.markPaid(exchange, wire, verified, await this.settlements.settle(exchange, wire, verified));
+      await this.markPaid(exchange, wire, charged, await this.settlements.settle(exchange, wire, charged));
       held.release();
     } catch (error) {
       if (error instanceof SettlementUnknownError)
-        this.unknown.keep(route.key, wire, verified, held.snapshot());
+        this.unknown.keep(route.key, wire, charged, held.snapshot());
       held.discard();
       throw error;
     }
