@@ -49,6 +49,7 @@ describe.skipIf(chromiumPath === undefined)(
 
       const first = await page.goto(`${stage.url}/pass/report`);
       expect(first?.status()).toBe(402);
+      await expect(page.locator("main").textContent()).resolves.toContain("3 requests within 30 days");
       await page.locator("#x402-pay").click();
       await page.locator('#x402-status[data-state="paid"]').waitFor();
       await expect(page.locator("#x402-body").textContent()).resolves.toContain("Staking report");
