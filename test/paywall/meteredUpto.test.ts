@@ -3,7 +3,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
+import express from "express";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
+import { x402 } from "../../src/index.js";
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 import { BASE_SEPOLIA_USDC, PAY_TO } from "../support/payments.js";
@@ -121,5 +123,50 @@ describe.each(PAYWALL_ADAPTERS)("metered upto routes under $name", (adapter) => 
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ error: "usage_invalid" });
     expect(settled().length).toBe(before);
+  });
+});
+
+describe("x402() (Express): a handler reports usage on res.locals", () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    const app = express();
+    app.use(
+      x402({
+        facilitator: { url: facilitator.url },
+        payTo: PAY_TO,
+        network: "eip155:84532",
+        routes: {
+          "GET /metered": {
+            scheme: "upto",
+            price: {
+              amount: "50000",
+              asset: BASE_SEPOLIA_USDC,
+              extra: {
+                name: "USDC",
+                version: "2",
+                assetTransferMethod: "permit2",
+                facilitatorAddress: FACILITATOR_ADDRESS,
+              },
+            },
+          },
+        },
+      }),
+    );
+    app.get("/metered", (_req, res) => {
+      res.locals.x402Usage = 4321n;
+      res.json({ answer: "metered" });
+    });
+    server = await listenOnLoopback(app);
+  });
+  afterAll(() => server?.close());
+
+  it("settles the amount left in res.locals.x402Usage", async () => {
+    const before = facilitator.count("settle");
+    const res = await officialClient()(`${server.url}/metered`);
+    expect(res.status).toBe(200);
+    expect(
+      (decodeBase64Json(res.headers.get("payment-response") as string) as { amount: string }).amount,
+    ).toBe("4321");
+    expect(facilitator.count("settle")).toBe(before + 1);
   });
 });

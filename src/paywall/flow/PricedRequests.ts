@@ -172,7 +172,7 @@ export class PricedRequests {
       next,
     );
     if (held === undefined) return;
-    const metered = await meterOrRelease(this.deps, route, verified, held);
+    const metered = await meterOrRelease(this.deps, exchange, verified, held);
     if (metered.kind === "nothing") return serveUnused(this.deps, exchange, wire, verified, held);
     const charged = metered.verified;
     try {

@@ -1,4 +1,3 @@
-import type { PricedRoute } from "../../pricing/RouteTable.js";
 import type { SettleResponse } from "../../protocol/schemas.js";
 import type { Exchange } from "../flow/Exchange.js";
 import { releaseReservation } from "../flow/releaseReservation.js";
@@ -10,12 +9,12 @@ import { meterUsage, type MeteredSettlement } from "./meterUsage.js";
 /** {@link meterUsage}; when the report is refused, the payment is released and the answer dropped first. */
 export async function meterOrRelease(
   deps: ServeHeldDeps,
-  route: PricedRoute,
+  exchange: Exchange,
   verified: Verified,
   held: HeldResponse,
 ): Promise<MeteredSettlement> {
   try {
-    return meterUsage(route, verified, held);
+    return meterUsage(exchange.route, verified, held, exchange.res);
   } catch (error) {
     await releaseReservation(deps, verified.id, verified.token);
     held.discard();
