@@ -13,6 +13,7 @@ import {
   routeTableScenario,
 } from "./microScenarios.js";
 import { loadPaymentPool } from "./paymentPool.js";
+import { passScenario } from "./passScenario.js";
 import { coresScenario, memoryScenario, redisReachable } from "./systemScenarios.js";
 import type { BenchSettings, Section } from "./Section.js";
 
@@ -171,6 +172,7 @@ const SCENARIOS: Scenario[] = [
   { id: "9", run: cborDecodeScenario },
   { id: "10", run: coldStartScenario },
   { id: "11", run: paidOverHttpScenario },
+  { id: "13", run: passScenario },
 ];
 
 /** What `node --cpu-prof` showed while the gateway was made faster (the profile behind any miss below). */

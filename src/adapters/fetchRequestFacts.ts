@@ -37,6 +37,8 @@ class FetchRequestFacts implements RequestFacts {
   readonly parsedBody = undefined;
   private readonly target: URL;
   private readonly headerCount: number;
+  /** The `Cookie` header as it came (a pass redeemed from it is dropped from it). */
+  private readonly cookie: string | string[] | undefined;
   private readonly originalUrl: string;
   /** The body once the paywall read it (then the original's stream is spent). */
   private body: Promise<Uint8Array> | undefined;
@@ -54,6 +56,7 @@ class FetchRequestFacts implements RequestFacts {
     raw.headers.forEach((value, name) => (headers[name] = value));
     this.headers = headers;
     this.headerCount = Object.keys(headers).length;
+    this.cookie = headers.cookie;
   }
 
   get secure(): boolean {
@@ -86,7 +89,8 @@ class FetchRequestFacts implements RequestFacts {
       this.method === raw.method &&
       this.url === url &&
       Object.keys(this.headers).length === this.headerCount &&
-      this.body === undefined;
+      this.body === undefined &&
+      this.headers.cookie === this.cookie; // a pass's cookie dropped from the others
     if (unchanged) return raw;
     const headers = new Headers();
     for (const [name, value] of Object.entries(this.headers)) {

@@ -6,6 +6,11 @@ import { holdNodeResponse } from "./holdNodeResponse.js";
 class NodeResponsePort implements ResponsePort {
   constructor(readonly res: ServerResponse) {}
 
+  /** Express's `res.locals.x402Usage` (a metered handler's report); undefined on plain node:http. */
+  reportedUsage(): unknown {
+    return (this.res as ServerResponse & { locals?: { x402Usage?: unknown } }).locals?.x402Usage;
+  }
+
   get statusCode(): number {
     return this.res.statusCode;
   }

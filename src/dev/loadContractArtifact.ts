@@ -4,7 +4,13 @@ import { fileURLToPath } from "node:url";
 import type { Abi, Hex } from "viem";
 
 /** The contracts of the local stack, each in `src/dev/contracts/<name>.sol`. */
-export const DEV_CONTRACTS = ["TestUSDC", "TryAggregate", "TestSmartWallet"] as const;
+export const DEV_CONTRACTS = [
+  "TestUSDC",
+  "TryAggregate",
+  "TestSmartWallet",
+  "TestPermit2",
+  "TestUptoPermit2Proxy",
+] as const;
 export type DevContract = (typeof DEV_CONTRACTS)[number];
 
 /** A compiled contract, as cached in `src/dev/contracts/<name>.json`. */

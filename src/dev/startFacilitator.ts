@@ -7,13 +7,14 @@ import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import type { KeyPairSigner } from "@solana/kit";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import { createPublicClient, createWalletClient, http, type Chain, type Hex } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import { aliasFacilitatorScheme } from "./aliasFacilitatorScheme.js";
 import { LOCAL_POLLING_INTERVAL_MS } from "./startAnvil.js";
 import { closeServer, listenOnLoopback } from "./loopbackServer.js";
 
-export type LocalScheme = "exact" | "exact-pq";
+export type LocalScheme = "exact" | "exact-pq" | "upto";
 
 export interface StartFacilitatorOptions {
   rpcUrl: string;
@@ -99,7 +100,8 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
   const facilitator = new x402Facilitator();
   const schemes = options.schemes ?? ["exact", "exact-pq"];
   for (const scheme of schemes) {
-    facilitator.register(network, scheme === "exact" ? exact : aliasFacilitatorScheme(exact, scheme));
+    if (scheme === "upto") facilitator.register(network, new UptoEvmScheme(signer));
+    else facilitator.register(network, scheme === "exact" ? exact : aliasFacilitatorScheme(exact, scheme));
   }
   const solanaNetwork = options.solana?.network as Network | undefined;
   if (options.solana && solanaNetwork) {

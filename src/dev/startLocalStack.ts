@@ -3,6 +3,7 @@ import type { Chain, Hex, PublicClient } from "viem";
 import { deployTestToken, type TestToken } from "./deployTestToken.js";
 import { devAccount, DEV_ACCOUNT_INDEX, type DevAccount } from "./devAccounts.js";
 import { installMulticall3 } from "./installMulticall3.js";
+import { installUptoContracts } from "./installContractAt.js";
 import { PayerRecorder } from "./PayerRecorder.js";
 import { startStarknetStandIn, type RunningStarknetStandIn } from "./startStarknetStandIn.js";
 import { startAnvil } from "./startAnvil.js";
@@ -122,6 +123,13 @@ export async function startLocalStack(options: StartLocalStackOptions = {}): Pro
       publicClient: anvil.publicClient,
       deployerPrivateKey: accounts.facilitator.privateKey,
     });
+    if (options.schemes?.includes("upto"))
+      await installUptoContracts({
+        rpcUrl: anvil.rpcUrl,
+        chain: anvil.chain,
+        publicClient: anvil.publicClient,
+        deployerPrivateKey: accounts.facilitator.privateKey,
+      });
     facilitator = await startFacilitator({
       rpcUrl: anvil.rpcUrl,
       chain: anvil.chain,

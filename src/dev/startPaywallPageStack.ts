@@ -28,6 +28,8 @@ export async function startPaywallPageStack(
     beforeAnswer?: (path: string) => Promise<void>;
     /** Route keys with recognition on, against the stack's layer-2 stand-in (sets `publicUrl`). */
     recognized?: readonly string[];
+    /** How passes are signed, for routes that sell them (`pass`). */
+    passes?: GatewayConfigInput["passes"];
   } = {},
 ): Promise<PaywallPageStack> {
   const stack = await startLocalStack();
@@ -75,6 +77,7 @@ export async function startPaywallPageStack(
         ...withPrice(routes, price, recognized, recognition),
       },
       paywall: { appName: "x402 staking gateway" },
+      ...(options.passes === undefined ? {} : { passes: options.passes }),
       logging: { level: "silent" },
     });
     gateway = await createGateway(config).listen();

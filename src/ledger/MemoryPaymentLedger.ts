@@ -4,6 +4,8 @@ import type {
   GrantCharge,
   GrantChargeOutcome,
   KeptResponse,
+  PassRecord,
+  PassUse,
   PaymentLedger,
   ReserveOutcome,
 } from "./PaymentLedger.js";
@@ -43,6 +45,9 @@ export class MemoryPaymentLedger implements PaymentLedger {
   private readonly entries = new Map<string, Entry>();
   private readonly grants = new Map<string, GrantSpending>();
   private readonly charges = new Map<string, Charge>();
+  private readonly passes = new Map<string, PassRecord>();
+  /** `scope payer` → the newest pass id. */
+  private readonly passIndex = new Map<string, { id: string; expiresAtMs: number }>();
   private readonly now: () => number;
   private sweepAtSize = 1024;
   private readonly kept: LRUCache<string, KeptResponse>;
@@ -114,6 +119,36 @@ export class MemoryPaymentLedger implements PaymentLedger {
     this.charges.delete(id); // settled: the grants' charge is final
   }
 
+  async openPass(pass: PassRecord): Promise<void> {
+    this.passes.set(pass.id, { ...pass });
+    this.passIndex.set(`${pass.scope} ${pass.payer}`, { id: pass.id, expiresAtMs: pass.expiresAtMs });
+    if (this.passes.size >= this.sweepAtSize) this.sweep(this.now());
+  }
+
+  async usePass(id: string): Promise<PassUse> {
+    const pass = live(this.passes.get(id), this.now());
+    if (pass === undefined) return { status: "unknown" };
+    if (pass.credits === undefined) return { status: "used", remaining: undefined };
+    if (pass.credits <= 0) return { status: "used_up" };
+    pass.credits -= 1;
+    return { status: "used", remaining: pass.credits };
+  }
+
+  async passOf(scope: string, payer: string): Promise<string | undefined> {
+    return live(this.passIndex.get(`${scope} ${payer}`), this.now())?.id;
+  }
+
+  async endPasses(payer: string): Promise<number> {
+    let ended = 0;
+    for (const [id, pass] of this.passes) {
+      if (pass.payer !== payer) continue;
+      this.passes.delete(id);
+      this.passIndex.delete(`${pass.scope} ${pass.payer}`);
+      ended += 1;
+    }
+    return ended;
+  }
+
   /** Entries currently held (reserved or spent and unexpired). */
   get size(): number {
     return this.entries.size;
@@ -132,7 +167,7 @@ export class MemoryPaymentLedger implements PaymentLedger {
 
   private sweep(now: number): void {
     for (const [id, entry] of this.entries) if (entry.expiresAtMs <= now) this.entries.delete(id);
-    for (const map of [this.grants, this.charges]) {
+    for (const map of [this.grants, this.charges, this.passes, this.passIndex]) {
       for (const [id, entry] of map) if (entry.expiresAtMs <= now) map.delete(id);
     }
     this.sweepAtSize = Math.max(1024, this.entries.size * 2);

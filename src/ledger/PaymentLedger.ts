@@ -18,6 +18,24 @@ export interface GrantCharge {
 export type GrantChargeOutcome =
   { status: "charged" } | { status: "cap_exceeded"; grantId: string; spent: bigint; cap: bigint };
 
+/** A pass bought by one payment (docs/passes.md): its credits left, its payer and scope, its end. */
+export interface PassRecord {
+  /** 32 hex digits. */
+  id: string;
+  /** The scope's tag (16 hex digits). */
+  scope: string;
+  /** The payer, lower case. */
+  payer: string;
+  /** Requests left after the paying one; `undefined` for a pass counted by time only. */
+  credits: number | undefined;
+  /** When the pass ends, epoch ms. */
+  expiresAtMs: number;
+}
+
+/** Using a pass once: `used` (with the credits left, or `undefined` when counted by time), `used_up`, or `unknown` (never issued, expired or ended). */
+export type PassUse =
+  { status: "used"; remaining: number | undefined } | { status: "used_up" } | { status: "unknown" };
+
 /**
  * A paid response kept for an idempotent retry (the `payment-identifier` extension): served again, as it
  * was, to a retry with the same identifier and the same payment.
@@ -73,6 +91,14 @@ export interface PaymentLedger {
   keepResponse?(identifier: string, response: KeptResponse, ttlMs: number): Promise<void>;
   /** The response kept under `identifier`, if it is still there. */
   keptResponse?(identifier: string): Promise<KeptResponse | undefined>;
+  /** Passes (routes with `pass`): open one, with its credits, until it expires. */
+  openPass?(pass: PassRecord): Promise<void>;
+  /** Spend one credit of pass `id`, atomically across every instance that shares the ledger. */
+  usePass?(id: string): Promise<PassUse>;
+  /** The id of the newest live pass `payer` (lower case) holds on `scope` (a tag), for a signed-in payer. */
+  passOf?(scope: string, payer: string): Promise<string | undefined>;
+  /** End every pass of `payer` (lower case), at every instance: a refund or a revocation. Resolves how many. */
+  endPasses?(payer: string): Promise<number>;
 }
 
 /** Whether a ledger keeps paid responses for idempotent retries. */
@@ -80,6 +106,18 @@ export function keepsResponses(
   ledger: PaymentLedger,
 ): ledger is PaymentLedger & Required<Pick<PaymentLedger, "keepResponse" | "keptResponse">> {
   return typeof ledger.keepResponse === "function" && typeof ledger.keptResponse === "function";
+}
+
+/** Whether a ledger keeps passes. */
+export function keepsPasses(
+  ledger: PaymentLedger,
+): ledger is PaymentLedger & Required<Pick<PaymentLedger, "openPass" | "usePass" | "passOf" | "endPasses">> {
+  return (
+    typeof ledger.openPass === "function" &&
+    typeof ledger.usePass === "function" &&
+    typeof ledger.passOf === "function" &&
+    typeof ledger.endPasses === "function"
+  );
 }
 
 /** Whether a ledger counts delegation grants' spending. */

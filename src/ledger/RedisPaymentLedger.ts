@@ -14,6 +14,8 @@ import type {
   GrantChargeOutcome,
   KeptResponse,
   LedgerHealth,
+  PassRecord,
+  PassUse,
   PaymentLedger,
   ReserveOutcome,
 } from "./PaymentLedger.js";
@@ -57,6 +59,9 @@ export function ledgerKeys(prefix: string, cluster: boolean) {
     charge: (id: string) => base + CHARGE + id,
     kept: (identifier: string) => base + KEPT + identifier,
     grantPrefix: base + GRANT,
+    passPrefix: base + PASS,
+    passOf: (scope: string, payer: string) => `${base}${PASS_OF}${scope}:${payer}`,
+    passesOf: (payer: string) => base + PASSES_OF + payer,
   };
 }
 
@@ -87,6 +92,40 @@ const SPENT = "s:";
 const CHARGE = "charge:";
 const KEPT = "kept:";
 const GRANT = "grant:";
+const PASS = "pass:";
+const PASS_OF = "passof:";
+const PASSES_OF = "passes:";
+
+/**
+ * Open pass KEYS[1] with ARGV[1] credits (-1: counted by time) until ARGV[2] (epoch ms); index it as the
+ * payer's pass on its scope (KEYS[2] → id ARGV[3]) and among the payer's passes (set KEYS[3], kept as long
+ * as its longest pass; ARGV[4] = now, epoch ms).
+ */
+const OPEN_PASS_SCRIPT = `
+redis.call("SET", KEYS[1], ARGV[1], "PXAT", ARGV[2])
+redis.call("SET", KEYS[2], ARGV[3], "PXAT", ARGV[2])
+redis.call("SADD", KEYS[3], ARGV[3])
+local ttl = redis.call("PTTL", KEYS[3])
+if ttl < 0 or tonumber(ARGV[4]) + ttl < tonumber(ARGV[2]) then redis.call("PEXPIREAT", KEYS[3], ARGV[2]) end
+return 1`;
+
+/** Spend one credit of pass KEYS[1]: the credits left, -1 (counted by time), -2 (no such pass), -3 (used up). */
+const USE_PASS_SCRIPT = `
+local credits = redis.call("GET", KEYS[1])
+if not credits then return -2 end
+local n = tonumber(credits)
+if n < 0 then return -1 end
+if n == 0 then return -3 end
+return redis.call("DECR", KEYS[1])`;
+
+/** End every pass in set KEYS[1] (ARGV[1] = the pass key prefix) and the set; returns how many were live. */
+const END_PASSES_SCRIPT = `
+local ended = 0
+for _, id in ipairs(redis.call("SMEMBERS", KEYS[1])) do
+  ended = ended + redis.call("DEL", ARGV[1] .. id)
+end
+redis.call("DEL", KEYS[1])
+return ended`;
 
 /**
  * Exact arithmetic on decimal strings (amounts are up to 64 bits, their sums more: past what Redis
@@ -295,6 +334,47 @@ export class RedisPaymentLedger implements PaymentLedger {
       if (value === null) return undefined;
       const kept = JSON.parse(value) as Omit<KeptResponse, "body"> & { body: string };
       return { ...kept, body: new Uint8Array(Buffer.from(kept.body, "base64")) };
+    });
+  }
+
+  openPass(pass: PassRecord): Promise<void> {
+    return this.command("open the pass of", async (redis) => {
+      const keys = this.keysOf(redis);
+      const now = Date.now();
+      await redis.eval(
+        OPEN_PASS_SCRIPT,
+        3,
+        keys.passPrefix + pass.id,
+        keys.passOf(pass.scope, pass.payer),
+        keys.passesOf(pass.payer),
+        pass.credits ?? -1,
+        Math.max(pass.expiresAtMs, now + 1),
+        pass.id,
+        now,
+      );
+    });
+  }
+
+  usePass(id: string): Promise<PassUse> {
+    return this.command("use the pass of", async (redis) => {
+      const left = Number(await redis.eval(USE_PASS_SCRIPT, 1, this.keysOf(redis).passPrefix + id));
+      if (left >= 0) return { status: "used", remaining: left } as const;
+      if (left === -1) return { status: "used", remaining: undefined } as const;
+      return left === -3 ? ({ status: "used_up" } as const) : ({ status: "unknown" } as const);
+    });
+  }
+
+  passOf(scope: string, payer: string): Promise<string | undefined> {
+    return this.command("find the pass of", async (redis) => {
+      const id = await redis.get(this.keysOf(redis).passOf(scope, payer));
+      return id ?? undefined;
+    });
+  }
+
+  endPasses(payer: string): Promise<number> {
+    return this.command("end the passes of", async (redis) => {
+      const keys = this.keysOf(redis);
+      return Number(await redis.eval(END_PASSES_SCRIPT, 1, keys.passesOf(payer), keys.passPrefix));
     });
   }
 

@@ -3,6 +3,7 @@ import { caip2Network, decimalIntegerString } from "../protocol/schemas.js";
 import { recognitionSettingsSchema } from "../recognition/recognitionSettings.js";
 import { bazaarDeclarationIssues } from "./bazaarDeclarationIssues.js";
 import { cborRouteSchema } from "./cborRouteSettings.js";
+import { passRouteSchema } from "./passRouteSettings.js";
 import { discoverySchema } from "./discoverySettings.js";
 import { requestBodySchema, requestBodyIssues } from "./requestBodySettings.js";
 import {
@@ -63,7 +64,8 @@ export type Price = z.infer<typeof priceSchema>;
 /** A `serviceName` or tag as the official resource info takes it: printable ASCII, 1 to 32 characters. */
 const printableShort = z.string().regex(/^[\x20-\x7e]{1,32}$/, "expected 1 to 32 printable ASCII characters");
 
-export const paymentSchemeSchema = z.enum(["exact", "exact-pq"]);
+/** `exact` and `exact-pq`: EIP-3009 authorizations for the price; `upto`: a Permit2 authorization of at most the price, settled for what was used. */
+export const paymentSchemeSchema = z.enum(["exact", "exact-pq", "upto"]);
 
 const OPTION_PRICE =
   'Price of this option: a money string (`"$0.01"`) or number (`0.01`) of the network\'s default asset, or `{ amount, asset, extra }`; in `x402()`/`x402Node()` also a function of the request.';
@@ -248,6 +250,23 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
       cbor: cborRouteSchema.optional().meta({
         description: "Offer the route in `application/x402+cbor` too (or only, without `price`/`accepts`).",
       }),
+      /**
+       * A metered (`upto`) route: the response header its handler or upstream reports the amount used in
+       * (atomic units, at most the price). Default `X402-Usage`.
+       */
+      usageHeader: z
+        .string()
+        .regex(/^[A-Za-z0-9-]{1,64}$/, "expected a header name")
+        .optional()
+        .meta({
+          description:
+            "A metered (`upto`) route: the response header its handler or upstream reports the amount used in (atomic units, at most the price). Default `X402-Usage`.",
+        }),
+      /** Paying once buys a pass: `{ requests?, seconds?, scope? }` (docs/passes.md; needs top-level `passes`). */
+      pass: passRouteSchema.optional().meta({
+        description:
+          "Paying once buys a pass: `{ requests?, seconds?, scope? }` (docs/passes.md; needs top-level `passes`).",
+      }),
     })
     .refine(
       (route) => route.price !== undefined || (route.accepts?.length ?? 0) > 0 || route.cbor !== undefined,
@@ -268,6 +287,15 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
       }
       for (const issue of requestBodyIssues(route.requestBody))
         ctx.addIssue({ code: "custom", path: ["requestBody", ...issue.path], message: issue.message });
+      // What an `upto` payment settles is known only once the handler has answered.
+      const upto =
+        route.scheme === "upto" || (route.accepts ?? []).some((option) => option.scheme === "upto");
+      if (upto && route.settle === "before")
+        ctx.addIssue({
+          code: "custom",
+          path: ["settle"],
+          message: "an `upto` route settles what its answer used: it cannot settle before",
+        });
       if (route.extensions?.bazaar === undefined) return;
       for (const issue of bazaarDeclarationIssues(route.extensions.bazaar))
         ctx.addIssue({

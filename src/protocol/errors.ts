@@ -53,6 +53,10 @@ export const ERROR_CATALOGUE = {
     when: "the payment is for other terms (`details.field`, `expected`, `received`)",
   },
   payment_already_used: { status: 402, when: "the payment already paid for a response" },
+  pass_rejected: {
+    status: 402,
+    when: "`Authorization: Bearer` shows a pass token that is malformed, not signed by this gateway, for another scope, expired, used up or ended (`details.reason`); with the offer",
+  },
   verification_failed: {
     status: 402,
     when: "the facilitator found it invalid (`details.reason` is its reason)",
@@ -162,6 +166,10 @@ export const ERROR_CATALOGUE = {
   upstream_unavailable: {
     status: 502,
     when: "gateway: the upstream could not be reached or closed the connection before answering (`details.reason`)",
+  },
+  usage_invalid: {
+    status: 502,
+    when: "a metered (`upto`) route's answer reported usage that is not a decimal amount or is above the authorization (`details.header`); nothing settled",
   },
   response_too_large: { status: 502, when: "the held response exceeded `maxHeldResponseBytes`" },
   facilitator_unavailable: {

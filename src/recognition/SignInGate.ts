@@ -9,7 +9,9 @@ export interface SignInContext {
   now: Date;
 }
 
-export type AdmitResult = { recognized: true; address: string } | { recognized: false; address: string };
+/** `proven`: the proof was checked (a payer signed in), so `address` may redeem what it bought (a pass). */
+export type AdmitResult =
+  { recognized: true; address: string } | { recognized: false; address: string; proven?: boolean };
 
 /**
  * Lets payers already recognized on the layer-2 chain in without paying again (docs/recognition.md, "The

@@ -165,7 +165,7 @@ export class SiwxSignInGate implements SignInGate {
       this.counters.notRecognized += 1;
       this.logger.debug({ event: "not_recognized", address, source: check.source }, "payer not recognized");
     }
-    return { recognized: check.recognized, address };
+    return check.recognized ? { recognized: true, address } : { recognized: false, address, proven: true };
   }
 
   /** Sign-in outcomes and the recognition cache's counters, for metrics. */

@@ -25,6 +25,9 @@ function scriptKeys(
     spend: [keys.payment(id), keys.charge(id)],
     // CHARGE_SCRIPT: the charge record and every grant of the chain.
     charge: [keys.charge(id), ...grants],
+    // OPEN_PASS_SCRIPT; END_PASSES_SCRIPT names the payer's passes (built inside from the pass prefix).
+    openPass: [keys.passPrefix + id, keys.passOf(id.slice(0, 16), "0xab"), keys.passesOf("0xab")],
+    endPasses: [keys.passesOf("0xab"), keys.passPrefix + id, ...grantIds.map((g) => keys.passPrefix + g)],
   };
 }
 

@@ -131,10 +131,11 @@ describe("SiwxSignInGate.admit", () => {
     expect(logs.some((log) => (log.obj as { event?: string }).event === "recognized")).toBe(true);
   });
 
-  it("does not admit a proven payer the chain does not recognize (0x0)", async () => {
+  it("does not admit a proven payer the chain does not recognize (0x0); says it is proven (a pass may let it in)", async () => {
     expect(await gate.admit(await signedHeader(stranger), context())).toEqual({
       recognized: false,
       address: stranger.address,
+      proven: true,
     });
   });
 

@@ -23,7 +23,15 @@ export interface CborTarget {
 /** What the middleware and the gateway are both given (the config's paywall keys). */
 export type CborTargetSettings = Pick<
   X402Options,
-  "facilitator" | "cbor" | "payTo" | "network" | "assets" | "routes" | "rpcUrls" | "settlementCheckTimeoutMs"
+  | "facilitator"
+  | "cbor"
+  | "payTo"
+  | "network"
+  | "assets"
+  | "routes"
+  | "rpcUrls"
+  | "settlementCheckTimeoutMs"
+  | "passes"
 >;
 
 export type CborTargetKind =

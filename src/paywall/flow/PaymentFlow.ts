@@ -29,6 +29,7 @@ import type { ResponsePort } from "../responses/ResponsePort.js";
 import { Settlements } from "./Settlements.js";
 import type { StartupChecks } from "../setup/StartupChecks.js";
 import { IdempotentRetries } from "./IdempotentRetries.js";
+import type { Passes } from "../passes/Passes.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaymentFlowDeps {
@@ -65,6 +66,8 @@ export interface PaymentFlowDeps {
   paymentIdentifierWindowMs: number;
   /** What must pass before a priced request is taken (none: nothing to wait for). */
   startup?: StartupChecks | undefined;
+  /** Passes, when some route sells them (docs/passes.md). */
+  passes?: Passes | undefined;
 }
 
 /**

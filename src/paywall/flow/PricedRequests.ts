@@ -21,6 +21,8 @@ import { SolanaFeePayers } from "./SolanaFeePayers.js";
 import { checkRequestBody } from "../request/checkRequestBody.js";
 import type { IdempotentRetries } from "./IdempotentRetries.js";
 import type { PaymentPayload } from "../../protocol/schemas.js";
+import { servedOnPass, withPass } from "../passes/servedOnPass.js";
+import { meterOrRelease, serveUnused } from "../metered/serveMetered.js";
 
 /**
  * A priced request: TLS, payment format, sign-in, then an offer, or a payment to verify, serve and
@@ -55,6 +57,9 @@ export class PricedRequests {
     }
     const format = negotiatePaymentFormat(req.headers["content-type"]);
     if (!format.ok) throw unsupportedPaymentFormat(format.mediaType);
+    const passes = this.deps.passes?.sells(route) ? this.deps.passes : undefined;
+    if (passes && (await passes.admit(req, route, headerOf(req, PAYMENT_SIGNATURE) !== undefined)))
+      return servedOnPass(this.deps, exchange, next);
     const gate = this.deps.signInGateFor(route);
     const signIn = headerOf(req, SIGN_IN_WITH_X);
     if (gate && signIn !== undefined) {
@@ -70,6 +75,10 @@ export class PricedRequests {
         this.deps.observer.outcome?.(route.key, "recognized");
         this.deps.logger.info({ route: route.key, payer: admitted.address }, "recognized payer let in");
         return next();
+      }
+      if (passes && admitted.proven && (await passes.admitPayer(route, admitted.address))) {
+        exchange.info.payer = admitted.address;
+        return servedOnPass(this.deps, exchange, next);
       }
     }
     if (this.cbor && wantsCbor(req, route, format.format)) exchange.wire = this.cbor;
@@ -122,7 +131,7 @@ export class PricedRequests {
         if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, wire, verified, undefined);
         throw error;
       }
-      wire.markPaid(exchange.res, receipt);
+      await this.markPaid(exchange, wire, verified, receipt);
       return next();
     }
     await this.serveThenSettle(exchange, wire, verified, next, retryId);
@@ -141,14 +150,28 @@ export class PricedRequests {
     const { res } = exchange;
     if (!pending.held) {
       wire.beforeServing?.(exchange);
-      wire.markPaid(res, receipt);
+      await this.markPaid(exchange, wire, pending.verified, receipt);
       return next();
     }
     res.statusCode = pending.held.status;
     for (const [name, value] of Object.entries(pending.held.headers))
       if (value !== undefined) res.setHeader(name, value);
-    wire.markPaid(res, receipt);
+    await this.markPaid(exchange, wire, pending.verified, receipt);
     res.end(pending.held.body);
+  }
+
+  /** Put the receipt on the paid answer, with the pass it bought when the route sells one. */
+  private async markPaid(
+    exchange: Exchange,
+    wire: PaymentWire,
+    verified: Verified,
+    receipt: unknown,
+  ): Promise<void> {
+    const passes = this.deps.passes;
+    if (passes === undefined || !passes.sells(exchange.route)) return wire.markPaid(exchange.res, receipt);
+    const { payer } = wire.paidEvent(exchange.route, verified, receipt);
+    const grant = await passes.issue(exchange.req, exchange.res, exchange.route, payer);
+    wire.markPaid(exchange.res, grant === undefined ? receipt : withPass(wire, exchange.res, receipt, grant));
   }
 
   /** Mode `after`: hold the handler's answer; settle only a 2xx; release or drop it accordingly. */
@@ -159,7 +182,7 @@ export class PricedRequests {
     next: Next,
     retryId?: string,
   ): Promise<void> {
-    const { res, route } = exchange;
+    const { route } = exchange;
     const held = await serveHeld(
       this.deps,
       exchange,
@@ -172,15 +195,18 @@ export class PricedRequests {
       next,
     );
     if (held === undefined) return;
+    const metered = await meterOrRelease(this.deps, exchange, verified, held);
+    if (metered.kind === "nothing") return serveUnused(this.deps, exchange, wire, verified, held);
+    const charged = metered.verified;
     try {
-      const receipt = await this.settlements.settle(exchange, wire, verified);
-      wire.markPaid(res, receipt);
+      const receipt = await this.settlements.settle(exchange, wire, charged);
+      await this.markPaid(exchange, wire, charged, receipt);
       if (retryId !== undefined)
-        await this.retries.keep(route, retryId, verified.id, held.snapshot(), receipt);
+        await this.retries.keep(route, retryId, charged.id, held.snapshot(), receipt);
       held.release();
     } catch (error) {
       if (error instanceof SettlementUnknownError)
-        this.unknown.keep(route.key, wire, verified, held.snapshot());
+        this.unknown.keep(route.key, wire, charged, held.snapshot());
       held.discard();
       throw error;
     }

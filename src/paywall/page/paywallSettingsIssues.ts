@@ -24,7 +24,7 @@ export const RECOGNITION_HOST_MESSAGE =
 export function paywallSettingsIssues(
   settings: Pick<
     PaywallSettings,
-    "payTo" | "network" | "recognition" | "publicUrl" | "allowedHosts" | "revocation" | "cbor"
+    "payTo" | "network" | "recognition" | "publicUrl" | "allowedHosts" | "revocation" | "cbor" | "passes"
   > & { signInGate?: unknown; routes: Record<string, RouteConfig> },
   ctx: z.RefinementCtx,
 ): void {
@@ -39,6 +39,15 @@ export function paywallSettingsIssues(
     issues.push({ path: ["publicUrl"], message: RECOGNITION_HOST_MESSAGE });
   }
   issues.push(...recognitionUrlIssues(settings));
+  // A pass is signed by the gateway: a route that sells one needs the key to sign it with.
+  if (settings.passes === undefined) {
+    for (const [key, route] of Object.entries(settings.routes))
+      if (route.pass !== undefined)
+        issues.push({
+          path: ["routes", key, "pass"],
+          message: "a route that sells a pass needs top-level `passes` (`secret` or `ed25519PrivateKey`)",
+        });
+  }
   const hold = revocationHoldProblem(settings.revocation?.holdMs, recognitions);
   if (hold !== undefined) issues.push({ path: ["revocation", "holdMs"], message: hold });
   for (const { path, message } of issues) ctx.addIssue({ code: "custom", path, message });

@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 import { caip2Network } from "../../protocol/schemas.js";
 import { cborSettingsSchema } from "../../pricing/cborRouteSettings.js";
+import { passesSettingsSchema } from "../passes/passesSettings.js";
 import { assetSchema, PRICING_DEFAULTS, routeSchema } from "../../pricing/routeSettings.js";
 import { facilitatorSettingsSchema } from "../../facilitator/facilitatorSettings.js";
 import { outboundUrl } from "../../common/outboundUrl.js";
@@ -68,6 +69,11 @@ export const paywallSettingsSchema = z.strictObject({
   routes: z.record(z.string(), routeSchema).meta({
     description:
       'Priced routes: `"METHOD /path/:param/*"` (every official key form: `[param]`, `*` anywhere, no method for any) → `{ price | accepts, description?, settle?, recognition?, cbor? }` (the official `@x402/core` `RouteConfig` shapes too); anything else is free. One route config with `accepts` in place of the table prices every request.',
+  }),
+  /** How the passes routes sell (`routes.*.pass`) are signed: `{ secret | ed25519PrivateKey, cookieName?, maxSeconds? }`. */
+  passes: passesSettingsSchema.optional().meta({
+    description:
+      "How the passes routes sell (`routes.*.pass`) are signed: `{ secret | ed25519PrivateKey, cookieName?, maxSeconds? }`.",
   }),
   /** Tokens money strings may be paid in, beyond the built-in USDC table (e.g. a local test token). */
   assets: z.array(assetSchema).optional().meta({

@@ -4,6 +4,7 @@ import type { PaymentRequirements } from "../../protocol/schemas.js";
 import { escapeHtml, jsonForScript } from "./escapeHtml.js";
 import { PAYWALL_PAGE_SCRIPT, PAYWALL_PAGE_STYLE } from "./paywallPageScript.js";
 import type { Offer } from "../responses/respond.js";
+import { describePass } from "../passes/describePass.js";
 
 const sha256 = (text: string): string => `'sha256-${base64OfBytes(sha256Of(utf8Bytes(text)))}'`;
 
@@ -59,6 +60,7 @@ export function renderPaywallPage(offer: Offer, facts: PaywallPageFacts): string
     ["Network", escapeHtml(facts.network)],
     ["Pay to", `<code>${escapeHtml(option?.payTo ?? "")}</code>`],
     ["Resource", `<code>${escapeHtml(url)}</code>`],
+    ...passRow(offer.extensions),
   ]
     .map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`)
     .join("");
@@ -90,4 +92,10 @@ ${app}<h1>Payment required</h1>
 </body>
 </html>
 `;
+}
+
+/** The page's line for a pass the offer sells: one payment buys that much. */
+function passRow(extensions: Record<string, unknown> | undefined): string[][] {
+  const pass = describePass(extensions);
+  return pass === undefined ? [] : [["One payment buys", escapeHtml(pass)]];
 }

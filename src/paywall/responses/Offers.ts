@@ -13,6 +13,8 @@ export interface OffersDeps {
   allowedHosts?: readonly string[] | undefined;
   signInGateFor: (route: PricedRoute) => SignInGate | undefined;
   now: () => number;
+  /** The pass a route sells, as its offer's `extensions.pass`. */
+  passes?: { offerExtension(route: PricedRoute): Record<string, unknown> | undefined } | undefined;
 }
 
 /** What a priced route offers a request: the resource it names, the payment options, the sign-in challenge. */
@@ -69,6 +71,8 @@ export class Offers {
     if (config.iconUrl !== undefined) resource.iconUrl = config.iconUrl;
     const offer: Offer = { resource, accepts };
     if (config.extensions !== undefined) offer.extensions = { ...config.extensions };
+    const pass = this.deps.passes?.offerExtension(route);
+    if (pass !== undefined) offer.extensions = { ...offer.extensions, ...pass };
     if (route.bazaar !== undefined) {
       const path = req.url.split("?")[0] ?? "/";
       const bazaar = enrichBazaar(route.bazaar, {

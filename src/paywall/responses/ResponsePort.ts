@@ -56,4 +56,9 @@ export interface ResponsePort extends ResponseWriter {
   hold(maxBytes: number): HeldResponse;
   /** Whether the client hung up before its response was complete. */
   gone(): boolean;
+  /**
+   * What a metered (`upto`) handler reported it used through its framework rather than a header (Express:
+   * `res.locals.x402Usage`), when the adapter has such a place.
+   */
+  reportedUsage?(): unknown;
 }

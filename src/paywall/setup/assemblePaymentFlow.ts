@@ -53,6 +53,7 @@ import { isCborFacilitator } from "../../facilitator/CborFacilitator.js";
 import { AssetTable } from "../../pricing/knownAssets.js";
 import { routesAsTable } from "../../pricing/routesAsTable.js";
 import { PaywallPage } from "../page/PaywallPage.js";
+import { buildPasses } from "./buildPasses.js";
 import { buildFacilitator, readSupport, type SupportReport } from "./buildFacilitator.js";
 
 export type { SupportReport };
@@ -121,6 +122,8 @@ export function assemblePaymentFlow<R>(
   const requireTls = settings.requireTls as RequireTls<R>;
   const settlementChecker = buildSettlementChecker(settings, routes.routes, logger, now);
   const cbor = buildCborWire(settings, routes, { facilitator, ledger, now });
+  const observer = settings.observer ?? {};
+  const passes = buildPasses(settings.passes, routes.routes, ledger, { now, logger, observer });
 
   const startup = buildStartupChecks(settings, routes.routes, facilitator, logger, now);
 
@@ -131,7 +134,7 @@ export function assemblePaymentFlow<R>(
     ledger,
     signInGateFor,
     logger,
-    observer: settings.observer ?? {},
+    observer,
     onPaid: settings.onPaid,
     onError: settings.onError,
     now,
@@ -153,6 +156,7 @@ export function assemblePaymentFlow<R>(
     reservationTtlMs: settings.reservationTtlMs,
     spentTtlMs: DEFAULTS.spentTtlMs,
     cbor,
+    passes,
     paywallPage: settings.paywall.enabled
       ? new PaywallPage({
           settings: settings.paywall,
@@ -189,8 +193,12 @@ export function assemblePaymentFlow<R>(
     settings.revocation?.trustedSigners ?? [],
     "revocation.trustedSigners",
   );
-  const revoke = (request: RevocationRequest): Promise<RevocationReceipt> =>
-    revokePayer(revokedPayers, request, logger, revocationSigners);
+  const revoke = async (request: RevocationRequest): Promise<RevocationReceipt> => {
+    const receipt = await revokePayer(revokedPayers, request, logger, revocationSigners);
+    // A revoked (refunded) payer's passes end too, at every gateway sharing the ledger.
+    if (passes !== undefined) await passes.endPasses(receipt.payer);
+    return receipt;
+  };
   const ledgerHealth = async (timeoutMs: number): Promise<LedgerHealth | undefined> =>
     ledger.health?.(timeoutMs);
   const ready = (): Promise<void> => startup?.ready() ?? Promise.resolve();
