@@ -35,6 +35,9 @@ const labels = {
   "express-hpm": "Express + hpm, keep-alive agent",
   "x402-redis": "x402(), Redis ledger",
   "gateway-redis": "x402-gateway serve, Redis ledger",
+  "bare-hono-402": "bare Hono (constant 402)",
+  "official-hono": "official @x402/hono 2.27",
+  "x402-hono": "x402Hono()",
 } as const;
 
 const HTTP_SCENARIOS: HttpScenario[] = [
@@ -152,6 +155,64 @@ async function paidOverHttpScenario(
       };
 }
 
+/**
+ * Scenario 13 (issue #33, item 7): `x402Hono()` and the official `@x402/hono` on the same Hono app served by
+ * `@hono/node-server`, the instant facilitator in its own process over HTTP: the 402 path, then the paid path.
+ */
+async function honoScenario(settings: BenchSettings, pool: () => Promise<SignedPayload[]>): Promise<Section> {
+  const common = {
+    floor: "official-hono",
+    path: ROUTE,
+    upstream: false,
+    facilitator: true,
+    labels,
+  };
+  const offer = await runHttpScenario(
+    {
+      ...common,
+      contenders: ["bare-hono-402", "official-hono", "x402-hono"],
+      id: "13",
+      title: "402 path",
+      expectStatus: 402,
+      paid: false,
+      targets: [{ contender: "x402-hono", versus: "official-hono", min: 1.5 }],
+    },
+    settings,
+    pool,
+  );
+  const paid = await runHttpScenario(
+    {
+      ...common,
+      contenders: ["official-hono", "x402-hono"],
+      id: "13",
+      title: "paid path",
+      expectStatus: 200,
+      paid: true,
+      targets: [{ contender: "x402-hono", versus: "official-hono", min: 1.3 }],
+    },
+    settings,
+    pool,
+  );
+  return {
+    id: "13",
+    title:
+      "Hono: x402Hono() vs the official @x402/hono on one Hono app (@hono/node-server), facilitator over HTTP",
+    lines: [
+      "402 path (unpaid GET):",
+      "",
+      ...offer.lines,
+      "",
+      "Paid path (a distinct payment per request):",
+      "",
+      ...paid.lines,
+    ],
+    targets: [
+      ...offer.targets.map((target) => ({ ...target, text: `402 path: ${target.text}` })),
+      ...paid.targets.map((target) => ({ ...target, text: `paid path: ${target.text}` })),
+    ],
+  };
+}
+
 interface Scenario {
   id: string;
   run(settings: BenchSettings, pool: () => Promise<SignedPayload[]>): Promise<Section>;
@@ -171,6 +232,7 @@ const SCENARIOS: Scenario[] = [
   { id: "9", run: cborDecodeScenario },
   { id: "10", run: coldStartScenario },
   { id: "11", run: paidOverHttpScenario },
+  { id: "13", run: honoScenario },
 ];
 
 /** What `node --cpu-prof` showed while the gateway was made faster (the profile behind any miss below). */
