@@ -7,6 +7,7 @@ import type {
   ResponsePort,
 } from "../paywall/responses/ResponsePort.js";
 import type { RequestHeaders } from "../paywall/request/RequestFacts.js";
+import { concatBytes } from "../common/bytes.js";
 
 /** Status of the answer when the client went away before one was decided (nobody reads it). */
 const CLIENT_GONE = 499;
@@ -209,12 +210,8 @@ class FetchHold implements HeldResponse {
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return concatBytes(
+    chunks,
+    chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0),
+  );
 }

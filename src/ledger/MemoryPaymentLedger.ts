@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../common/digests.js";
 import type { GrantCharge, GrantChargeOutcome, PaymentLedger, ReserveOutcome } from "./PaymentLedger.js";
 
 /** A grant's total spending, or one payment's charge against its grants; both forgotten past `expiresAtMs`. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../common/digests.js";
 import { EVM_AUTHORIZATION_SCHEMES, isEvmNetwork, type PaymentPayload } from "../protocol/schemas.js";
 import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
 
@@ -28,7 +28,7 @@ export function paymentIdentity(payment: PaymentPayload): string {
       return ["evm", accepted.network, accepted.asset, from, nonce].join("|").toLowerCase();
     }
   }
-  return `sha256|${createHash("sha256").update(canonicalJson(payment.payload)).digest("hex")}`;
+  return `sha256|${sha256Hex(canonicalJson(payment.payload))}`;
 }
 
 /** Until when a spent payment must be remembered: its `validBefore` (plus a minute of skew), or the default. */
