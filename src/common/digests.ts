@@ -11,6 +11,7 @@ interface NodeHashing {
 interface NodeHash {
   update(data: Uint8Array | string): NodeHash;
   digest(): Uint8Array;
+  digest(encoding: "hex"): string;
 }
 
 const NODE = nodeBuiltin<NodeHashing>("node:crypto");
@@ -40,7 +41,10 @@ export function webSha256(...parts: Array<Uint8Array | string>): Uint8Array {
 
 /** {@link sha256} as lower-case hex. */
 export function sha256Hex(...parts: Array<Uint8Array | string>): string {
-  return hexOfBytes(sha256(...parts));
+  if (NODE === undefined) return hexOfBytes(webSha256(...parts));
+  const hash = NODE.createHash("sha256");
+  for (const part of parts) hash.update(part);
+  return hash.digest("hex");
 }
 
 /** HMAC-SHA-256 of `data` (UTF-8 when a string) under `key`. */
