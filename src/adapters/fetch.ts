@@ -49,7 +49,10 @@ export function x402Fetch(options: X402FetchOptions): X402FetchHandler {
   );
 }
 
-/** {@link x402Fetch}'s paywall, given each request's connection by the caller (the Hono adapter reads it from its context). */
+/**
+ * {@link x402Fetch}'s paywall, given each request's connection by the caller (the Hono adapter reads it from its
+ * context). @internal: for this package's adapters.
+ */
 export function fetchPaywall(options: PaywallOptions<Request>) {
   const { flow, routes, checkSupport, close, revoke, ledgerHealth } = assemblePaymentFlow(
     options,
