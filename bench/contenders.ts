@@ -5,7 +5,11 @@ import { createProxyMiddleware } from "http-proxy-middleware";
 import { pino, type Logger } from "pino";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import { HTTPFacilitatorClient, type FacilitatorClient, type RoutesConfig } from "@x402/core/server";
+import { paymentMiddleware as officialHonoMiddleware } from "@x402/hono";
+import { Hono, type MiddlewareHandler } from "hono";
+import { getRequestListener } from "@hono/node-server";
+import { x402Hono } from "../src/adapters/hono.js";
 import { gatewayConfigSchema } from "../src/config/gatewayConfigSchema.js";
 import type { Facilitator } from "../src/facilitator/Facilitator.js";
 import { x402 } from "../src/adapters/express.js";
@@ -20,7 +24,7 @@ import { startCborFacilitator } from "../src/dev/startCborFacilitator.js";
 /** The one priced route every contender serves, and what it costs. */
 export const ROUTE = "/api/weather";
 export const PRICE = "$0.001";
-export const NETWORK = "eip155:84532";
+export const NETWORK = "eip155:84532" as const;
 export const PAY_TO = "0x2222222222222222222222222222222222222222";
 /** What the handler (or the upstream) answers once paid, or on a free path. */
 export const UPSTREAM_BODY = JSON.stringify({ city: "Paris", temperatureC: 21, sky: "clear" });
@@ -167,6 +171,27 @@ const routes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather" } };
 const cborRoutes = { [`GET ${ROUTE}`]: { price: PRICE, description: "Weather", cbor: CBOR_PRICE } };
 const cborSettings = (url: string) => ({ merchantPseudonym: MERCHANT, facilitator: { url } });
 
+/** The route as the official middlewares take it. */
+const officialRoutes: RoutesConfig = {
+  [`GET ${ROUTE}`]: {
+    accepts: { scheme: "exact", price: PRICE, network: NETWORK, payTo: PAY_TO },
+    description: "Weather",
+  },
+};
+
+/** The official packages' facilitator client: over HTTP when the facilitator runs apart, else instant. */
+function facilitatorClient(url: string | undefined): FacilitatorClient {
+  return url ? new HTTPFacilitatorClient({ url }) : instantFacilitatorClient;
+}
+
+/** A Hono app with `paywall` in front of the priced route's handler, served by `@hono/node-server`. */
+function serveHono(paywall: MiddlewareHandler): Promise<RunningContender> {
+  const app = new Hono();
+  app.use(paywall);
+  app.get(ROUTE, (c) => c.body(UPSTREAM_BODY, 200, { "content-type": "application/json" }));
+  return serve(getRequestListener(app.fetch));
+}
+
 function answer(_req: express.Request, res: express.Response): void {
   res.type("application/json").send(UPSTREAM_BODY);
 }
@@ -230,6 +255,15 @@ export const contenders = {
     return serve(app);
   },
 
+  /** Floor: a Hono app on `@hono/node-server` answering a constant 402 with a precomputed header. */
+  "bare-hono-402": async () => {
+    const offer = await precomputedOffer();
+    const headers = { "content-type": "application/json; charset=utf-8", "payment-required": offer.header };
+    const app = new Hono();
+    app.get(ROUTE, (c) => c.body(offer.body, 402, headers));
+    return serve(getRequestListener(app.fetch));
+  },
+
   /** The instant facilitator as an HTTP server, for the paid scenarios that reach it over HTTP. */
   facilitator: async () => serve(instantFacilitatorServer()),
 
@@ -243,23 +277,13 @@ export const contenders = {
 
   /** The official `@x402/express` middleware with the exact EVM scheme, on the same route and price. */
   official: async ({ facilitatorUrl }) => {
-    const client = facilitatorUrl
-      ? new HTTPFacilitatorClient({ url: facilitatorUrl })
-      : instantFacilitatorClient;
-    const server = new x402ResourceServer(client).register(NETWORK, new ExactEvmScheme());
+    const server = new x402ResourceServer(facilitatorClient(facilitatorUrl)).register(
+      NETWORK,
+      new ExactEvmScheme(),
+    );
     const app = express();
     app.disable("x-powered-by");
-    app.use(
-      paymentMiddleware(
-        {
-          [`GET ${ROUTE}`]: {
-            accepts: { scheme: "exact", price: PRICE, network: NETWORK, payTo: PAY_TO },
-            description: "Weather",
-          },
-        },
-        server,
-      ),
-    );
+    app.use(paymentMiddleware(officialRoutes, server));
     app.get(ROUTE, answer);
     return serve(app);
   },
@@ -281,6 +305,27 @@ export const contenders = {
     app.get(ROUTE, answer);
     return serve(app);
   },
+
+  /** The official `@x402/hono` middleware on a Hono app served by `@hono/node-server` (scenario 13). */
+  "official-hono": async ({ facilitatorUrl }) => {
+    const server = new x402ResourceServer(facilitatorClient(facilitatorUrl)).register(
+      NETWORK,
+      new ExactEvmScheme(),
+    );
+    return serveHono(officialHonoMiddleware(officialRoutes, server));
+  },
+
+  /** This project's `x402Hono()` on the same Hono app. */
+  "x402-hono": async ({ facilitatorUrl, redisUrl }) =>
+    serveHono(
+      x402Hono({
+        facilitator: facilitatorUrl ? { url: facilitatorUrl } : instantFacilitator,
+        payTo: PAY_TO,
+        network: NETWORK,
+        routes,
+        ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
+      }),
+    ),
 
   /** `x402-gateway serve`'s app in front of the upstream, with its access log, metrics and helmet on. */
   gateway: async ({

@@ -6,8 +6,8 @@ import type {
   ResponseHeaders,
   ResponsePort,
 } from "../paywall/responses/ResponsePort.js";
-import { concatBytes } from "../common/readStreamLimited.js";
 import type { RequestHeaders } from "../paywall/request/RequestFacts.js";
+import { concatBytes } from "../common/bytes.js";
 
 /** Status of the answer when the client went away before one was decided (nobody reads it). */
 const CLIENT_GONE = 499;
@@ -61,15 +61,16 @@ export class FetchResponsePort implements ResponsePort {
   }
 
   /** The one `Response` for the request, once the flow is done with it. */
-  async answer(): Promise<Response> {
+  answer(): Response | Promise<Response> {
     if (this.ended) {
       const body = this.body === undefined || this.request.method === "HEAD" ? null : this.body;
       return new Response(body as ConstructorParameters<typeof Response>[0], {
         status: this.statusCode,
-        headers: this.headerList(),
+        headers: this.headerInit(),
       });
     }
-    if (this.handler !== undefined && this.holding === undefined) return this.passOn(await this.handler);
+    if (this.handler !== undefined && this.holding === undefined)
+      return this.handler.then((response) => this.passOn(response));
     // A held answer the flow neither sent nor dropped: the client went away, and gets nothing.
     return new Response(null, { status: CLIENT_GONE });
   }
@@ -82,6 +83,21 @@ export class FetchResponsePort implements ResponsePort {
       first ? headers.set(name, value) : headers.append(name, value),
     );
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+
+  /**
+   * The headers as a plain record when no name repeats (the usual answer): a runtime may then write them as
+   * they are (`@hono/node-server` does, where a list costs it a `Headers` to build); else as a list.
+   */
+  private headerInit(): Record<string, string> | Array<[string, string]> {
+    const record: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const { name, value } of this.headers.values()) {
+      if (typeof value === "object") {
+        if (value.length !== 1) return this.headerList();
+        record[name] = value[0] as string;
+      } else record[name] = String(value);
+    }
+    return record;
   }
 
   private headerList(): Array<[string, string]> {

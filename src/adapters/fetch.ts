@@ -5,7 +5,7 @@ import { assemblePaymentFlow, type SupportReport } from "../paywall/setup/assemb
 import type { PricedRoute } from "../pricing/RouteTable.js";
 import type { RevocationRequest } from "../recognition/parseRevocationRequest.js";
 import type { RevocationReceipt } from "../recognition/revokePayer.js";
-import { fetchRequestFacts, type ConnectionOf } from "./fetchRequestFacts.js";
+import { fetchRequestFacts, type ConnectionOf, type FetchConnection } from "./fetchRequestFacts.js";
 import { FetchResponsePort } from "./FetchResponsePort.js";
 
 /**
@@ -47,13 +47,29 @@ export type X402FetchHandler = ((request: Request, next: FetchNext) => Promise<R
  */
 export function x402Fetch(options: X402FetchOptions): X402FetchHandler {
   const { connection, ...paywall } = options;
+  const { handle, ...parts } = fetchPaywall(paywall);
+  return Object.assign(
+    (request: Request, next: FetchNext) => handle(request, next, connection?.(request)),
+    parts,
+  );
+}
+
+/**
+ * {@link x402Fetch}'s paywall, given each request's connection by the caller (the Hono adapter reads it from its
+ * context). @internal: for this package's adapters.
+ */
+export function fetchPaywall(options: PaywallOptions<Request>) {
   const { flow, routes, checkSupport, close, revoke, ledgerHealth, ready } = assemblePaymentFlow(
-    paywall,
+    options,
     (req) => req as Request,
   );
   const infos = new WeakMap<Request, PaywallRequestInfo>();
   let checked = false;
-  const handle = async (request: Request, next: FetchNext): Promise<Response> => {
+  const handle = async (
+    request: Request,
+    next: FetchNext,
+    connection: FetchConnection | undefined,
+  ): Promise<Response> => {
     if (!checked) {
       checked = true;
       void checkSupport();
@@ -68,7 +84,8 @@ export function x402Fetch(options: X402FetchOptions): X402FetchHandler {
     );
     return port.answer();
   };
-  return Object.assign(handle, {
+  return {
+    handle,
     routes,
     checkSupport,
     ready,
@@ -76,5 +93,5 @@ export function x402Fetch(options: X402FetchOptions): X402FetchHandler {
     revoke,
     infoOf: (request: Request) => infos.get(request),
     ledgerHealth,
-  });
+  };
 }

@@ -15,6 +15,12 @@ export interface FetchConnection {
    * the paywall matches the URL as the runtime parsed it (WHATWG), which is also what the app routes.
    */
   target?: string | undefined;
+  /**
+   * The header lines as the runtime received them (name, value, name, value…: Node's `rawHeaders`), when the
+   * `Request`'s `Headers` are built lazily from them (`@hono/node-server`): the paywall then asks the `Request`
+   * for these names one by one rather than making the runtime build the whole `Headers` to iterate.
+   */
+  rawHeaders?: readonly string[] | undefined;
 }
 
 /** How a Fetch server reads a request's connection: the runtime knows it, the `Request` does not. */
@@ -35,7 +41,7 @@ class FetchRequestFacts implements RequestFacts {
   readonly bodyComplete = false;
   /** The body is the handler's to read: the paywall never reads it first. */
   readonly parsedBody = undefined;
-  private readonly target: URL;
+  private parsedUrl: URL | undefined;
   private readonly headerCount: number;
   /** The `Cookie` header as it came (a pass redeemed from it is dropped from it). */
   private readonly cookie: string | string[] | undefined;
@@ -47,20 +53,21 @@ class FetchRequestFacts implements RequestFacts {
     readonly raw: Request,
     private readonly connection: FetchConnection | undefined,
   ) {
-    this.target = new URL(raw.url);
     this.method = raw.method;
     this.url = connection?.target ?? this.target.pathname + this.target.search;
     this.originalUrl = this.url;
-    const headers: RequestHeaders = {};
-    // Headers iterate lower-case names, a repeated header's values joined with ", " (as Node joins most).
-    raw.headers.forEach((value, name) => (headers[name] = value));
-    this.headers = headers;
-    this.headerCount = Object.keys(headers).length;
-    this.cookie = headers.cookie;
+    this.headers = headersOf(raw.headers, connection?.rawHeaders);
+    this.headerCount = Object.keys(this.headers).length;
+    this.cookie = this.headers.cookie;
+  }
+
+  /** The request's URL, parsed when first asked for (a 402 answered from the runtime's target never needs it). */
+  private get target(): URL {
+    return (this.parsedUrl ??= new URL(this.raw.url));
   }
 
   get secure(): boolean {
-    return this.target.protocol === "https:";
+    return this.raw.url.startsWith("https:");
   }
   get protocol(): "http" | "https" {
     return this.secure ? "https" : "http";
@@ -124,9 +131,30 @@ function readWebBody(request: Request, maxBytes: number): Promise<Uint8Array> {
   return readStreamLimited(request.body, maxBytes, () => bodyTooLarge(maxBytes));
 }
 
+/**
+ * A `Headers` as a record: lower-case names, a repeated header's values joined as `get` joins them (", ", or
+ * "; " for Cookie). With the names the runtime received, each is asked for by name (`get` is what a lazy
+ * `Headers` answers without building itself); a header set on the `Request` since is then not seen.
+ */
+function headersOf(source: Headers, rawHeaders: readonly string[] | undefined): RequestHeaders {
+  const headers: RequestHeaders = {};
+  if (rawHeaders === undefined) {
+    source.forEach((value, name) => (headers[name] = value));
+    return headers;
+  }
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = (rawHeaders[index] as string).toLowerCase();
+    if (name.startsWith(":") || Object.hasOwn(headers, name)) continue;
+    // Iterating gives each Set-Cookie apart (the last one stays): the same here, should a client send one.
+    const value = name === "set-cookie" ? source.getSetCookie().at(-1) : source.get(name);
+    if (value !== null && value !== undefined) headers[name] = value;
+  }
+  return headers;
+}
+
 export type { FetchRequestFacts };
 
 /** The facts of a Web-standard `Request`. */
-export function fetchRequestFacts(request: Request, connectionOf?: ConnectionOf): FetchRequestFacts {
-  return new FetchRequestFacts(request, connectionOf?.(request));
+export function fetchRequestFacts(request: Request, connection?: FetchConnection): FetchRequestFacts {
+  return new FetchRequestFacts(request, connection);
 }

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { x402Fetch, type X402FetchHandler, type X402FetchOptions } from "./fetch.js";
+import { fetchPaywall, type X402FetchHandler, type X402FetchOptions } from "./fetch.js";
 import type { FetchConnection } from "./fetchRequestFacts.js";
 
 /**
@@ -15,7 +15,7 @@ export type X402HonoMiddleware = MiddlewareHandler & Omit<X402FetchHandler, keyo
 
 /** Where Node's (`@hono/node-server`) and Bun's servers tell a request's client address. */
 interface RuntimeBindings {
-  incoming?: { url?: string; socket?: FetchConnection };
+  incoming?: { url?: string; socket?: FetchConnection; rawHeaders?: string[] };
   requestIP?: (request: Request) => { address?: string } | null;
 }
 
@@ -24,7 +24,10 @@ function runtimeConnection(c: Context): FetchConnection | undefined {
   const incoming = env?.incoming;
   if (incoming?.socket !== undefined) {
     const { remoteAddress, localAddress, localPort } = incoming.socket;
-    return { remoteAddress, localAddress, localPort, target: incoming.url };
+    // The server's own lazy Headers (not one an earlier middleware put in its place) is read by the names received.
+    const lazy = Object.getPrototypeOf(c.req.raw.headers) !== Headers.prototype;
+    const rawHeaders = lazy ? incoming.rawHeaders : undefined;
+    return { remoteAddress, localAddress, localPort, target: incoming.url, rawHeaders };
   }
   const client = env?.requestIP?.(c.req.raw)?.address;
   return client === undefined ? undefined : { remoteAddress: client };
@@ -37,23 +40,16 @@ function runtimeConnection(c: Context): FetchConnection | undefined {
  */
 export function x402Hono(options: X402HonoOptions): X402HonoMiddleware {
   const { connection = runtimeConnection, ...paywallOptions } = options;
-  const contexts = new WeakMap<Request, Context>();
-  const paywall = x402Fetch({
-    ...paywallOptions,
-    connection: (request) => {
-      const c = contexts.get(request);
-      return c === undefined ? undefined : connection(c);
-    },
-  });
+  const { handle, ...paywall } = fetchPaywall(paywallOptions);
   const middleware: MiddlewareHandler = async (c, next) => {
     const request = c.req.raw;
-    contexts.set(request, c);
-    const response = await paywall(request, async (handedOn) => {
+    const handOn = async (handedOn: Request) => {
       // The flow rewrote the request (a dropped content type, a CBOR retry served as GET): the app reads that.
       if (handedOn !== request) c.req.raw = handedOn;
       await next();
       return c.res;
-    });
+    };
+    const response = await handle(request, handOn, connection(c));
     // Unset first: Hono's setter would copy the handler's headers back over the paid answer's own.
     c.res = undefined;
     c.res = response;

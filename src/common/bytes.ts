@@ -14,6 +14,7 @@ interface NodeBuffer {
 
 const NODE_BUFFER = (globalThis as { Buffer?: NodeBuffer }).Buffer;
 const ENCODER = new TextEncoder();
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /** The UTF-8 bytes of `text`. */
 export function utf8Bytes(text: string): Uint8Array {
@@ -37,6 +38,38 @@ export function base64OfText(text: string): string {
   return NODE_BUFFER !== undefined
     ? NODE_BUFFER.from(text, "utf8").toString("base64")
     : webBase64OfBytes(ENCODER.encode(text));
+}
+
+/**
+ * The bytes of base64 text already known to be well formed (one alphabet, standard or base64url, with or
+ * without padding): Node's decoder reads both alphabets; elsewhere `atob` reads the standard one.
+ */
+export function bytesOfBase64(text: string): Uint8Array {
+  return NODE_BUFFER !== undefined ? NODE_BUFFER.from(text, "base64") : webBytesOfBase64(text);
+}
+
+/** {@link bytesOfBase64} with the Web platform only. */
+export function webBytesOfBase64(text: string): Uint8Array {
+  const standard = text.replace(/[-_=]/g, (char) => (char === "-" ? "+" : char === "_" ? "/" : ""));
+  const binary = atob(standard + "=".repeat((4 - (standard.length % 4)) % 4));
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}
+
+/** The chunks joined into one array of `total` bytes (their summed length). */
+export function concatBytes(
+  chunks: readonly Uint8Array[],
+  total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0),
+): Uint8Array {
+  if (chunks.length === 1 && chunks[0]!.byteLength === total) return chunks[0]!;
+  const joined = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return joined;
 }
 
 /** {@link utf8ByteLength} with the Web platform only (what runs where Node's `Buffer` is absent). */
@@ -65,4 +98,37 @@ export function webBase64OfBytes(bytes: Uint8Array): string {
 
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** Lower-case hex of `bytes`. */
+export function hexOfBytes(bytes: Uint8Array): string {
+  let hex = "";
+  for (let index = 0; index < bytes.length; index++) hex += HEX[bytes[index] as number];
+  return hex;
+}
+
+/** The bytes of an even-length hex string (either case); `undefined` if it is not one. */
+export function bytesOfHex(hex: string): Uint8Array | undefined {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return undefined;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let index = 0; index < bytes.length; index++)
+    bytes[index] = parseInt(hex.slice(2 * index, 2 * index + 2), 16);
+  return bytes;
+}
+
+/** The bytes of hex text already checked to be hex digits in pairs (config, a matched `%XX` run…). */
+export function bytesOfCheckedHex(hex: string): Uint8Array {
+  const bytes = bytesOfHex(hex);
+  if (bytes === undefined) throw new RangeError("not hex digits in pairs");
+  return bytes;
+}
+
+/** Bytewise order of two byte strings, a prefix first (as `Buffer.compare`): negative, 0 or positive. */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const difference = (a[index] as number) - (b[index] as number);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
 }

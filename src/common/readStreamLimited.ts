@@ -1,15 +1,4 @@
-/** One byte array of `chunks`, in order (the only one itself when there is one). */
-export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
+import { concatBytes } from "./bytes.js";
 
 /**
  * A Web stream's bytes, counted as they arrive: past `limitBytes` the stream is cancelled and `tooLarge()`

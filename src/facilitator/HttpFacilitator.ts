@@ -26,8 +26,8 @@ import { CBOR_MEDIA_TYPE } from "../protocol/cbor/profile.js";
 import { intentDigestSegment } from "./intentDigestSegment.js";
 import { ReplyTooLargeError } from "./readLimited.js";
 import {
+  defaultTransport,
   fetchTransport,
-  nodeHttpTransport,
   type FacilitatorReply,
   type FacilitatorTransport,
 } from "./facilitatorTransport.js";
@@ -46,7 +46,7 @@ export interface HttpFacilitatorOptions {
   headers?: Record<string, string> | FacilitatorHeaders | undefined;
   /** Auth minted at each call (a bearer token from the environment), over `headers`. */
   auth?: FacilitatorAuth | undefined;
-  /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent. */
+  /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent (or, where there is none, the global `fetch`). */
   fetch?: typeof fetch | undefined;
 }
 
@@ -56,6 +56,8 @@ type Endpoint = "verify" | "settle" | "supported" | "settlements";
 const RETRY_AFTER_SECONDS = 5;
 /** Connection errors that mean the request never left this process (as does a refusal without a code, e.g. a blocked port). */
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+/** Reads a reply as Node's `Buffer#toString` did: malformed bytes replaced, a leading BOM kept (so refused as JSON). */
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
 /** Largest facilitator reply read, in bytes. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 
@@ -74,7 +76,7 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
 
   constructor(private readonly options: HttpFacilitatorOptions) {
     this.base = options.url.replace(/\/+$/, "");
-    this.transport = options.fetch ? fetchTransport(options.fetch) : nodeHttpTransport(this.base);
+    this.transport = options.fetch ? fetchTransport(options.fetch) : defaultTransport(this.base);
     this.auth = options.auth && facilitatorAuthHeaders(options.auth);
     this.timeouts = {
       verify: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,
@@ -112,7 +114,7 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
   /** `body`: the request's JSON text. */
   private async call<T>(endpoint: Endpoint, schema: z.ZodType<T>, body?: string): Promise<T> {
     const { response, reply } = await this.send(endpoint, "application/json", body);
-    const parsed = schema.safeParse(parseJson(reply.toString("utf8")));
+    const parsed = schema.safeParse(parseJson(UTF8.decode(reply)));
     if (parsed.success) return parsed.data;
     throw this.refused(
       endpoint,
@@ -168,7 +170,7 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
     mediaType: string,
     body: string | Uint8Array | undefined,
     path: string = endpoint,
-  ): Promise<{ response: FacilitatorReply; reply: Buffer }> {
+  ): Promise<{ response: FacilitatorReply; reply: Uint8Array }> {
     const extra = this.extraHeaders(endpoint);
     let minted: Record<string, string>;
     try {

@@ -1,3 +1,4 @@
+import { BaseError } from "../common/BaseError.js";
 import { z } from "zod/v4";
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected an environment variable name");
@@ -16,7 +17,11 @@ export const facilitatorAuthSchema = z.strictObject({
 export type FacilitatorAuth = z.infer<typeof facilitatorAuthSchema>;
 
 /** An auth header the facilitator could not be given: the call is not made. */
-export class FacilitatorAuthError extends Error {}
+export class FacilitatorAuthError extends BaseError {
+  constructor(message: string) {
+    super("facilitator_auth_unavailable", message);
+  }
+}
 
 /** The `auth` setting as a function minting the headers of one call; throws {@link FacilitatorAuthError}. */
 export function facilitatorAuthHeaders(auth: FacilitatorAuth): () => Promise<Record<string, string>> {

@@ -12,12 +12,11 @@ export class ReplyTooLargeError extends BaseError {
  * Reads a response body as bytes, counting them as they arrive and cancelling the stream as soon as
  * it passes `limitBytes`, so a facilitator cannot make the gateway buffer an unbounded reply.
  */
-export async function readLimited(response: Response, limitBytes: number): Promise<Buffer> {
+export async function readLimited(response: Response, limitBytes: number): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length"));
   if (declared > limitBytes) {
     await response.body?.cancel();
     throw new ReplyTooLargeError(limitBytes);
   }
-  const bytes = await readStreamLimited(response.body, limitBytes, () => new ReplyTooLargeError(limitBytes));
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return readStreamLimited(response.body, limitBytes, () => new ReplyTooLargeError(limitBytes));
 }

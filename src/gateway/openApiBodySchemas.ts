@@ -54,7 +54,7 @@ async function readDocument(url: string, fetchImpl: typeof fetch): Promise<Json>
   if (!response.ok) throw new Error(`the OpenAPI document at ${url} answered ${response.status}`);
   let document: unknown;
   try {
-    document = JSON.parse((await readLimited(response, MAX_DOCUMENT_BYTES)).toString("utf8"));
+    document = JSON.parse(new TextDecoder().decode(await readLimited(response, MAX_DOCUMENT_BYTES)));
   } catch (error) {
     throw new Error(`the OpenAPI document at ${url} is not JSON: ${(error as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../common/digests.js";
 import { LRUCache } from "lru-cache";
 import type {
   GrantCharge,

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../common/digests.js";
 import {
   isCluster,
   waitForReplicas,
@@ -6,6 +6,7 @@ import {
   type SharedRedis,
 } from "../common/openSharedRedis.js";
 import { SharedRedisClient } from "../common/SharedRedisClient.js";
+import { base64OfBytes, bytesOfBase64 } from "../common/bytes.js";
 
 import { BaseError } from "../common/BaseError.js";
 import type { LedgerWait } from "./ledgerSettings.js";
@@ -319,9 +320,7 @@ export class RedisPaymentLedger implements PaymentLedger {
         payment: response.payment,
         status: response.status,
         headers: response.headers,
-        body: Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength).toString(
-          "base64",
-        ),
+        body: base64OfBytes(response.body),
         receipt: response.receipt,
       });
       await redis.set(this.keysOf(redis).kept(identifier), value, "PX", Math.max(1, ttlMs), "NX");
@@ -333,7 +332,7 @@ export class RedisPaymentLedger implements PaymentLedger {
       const value = await redis.get(this.keysOf(redis).kept(identifier));
       if (value === null) return undefined;
       const kept = JSON.parse(value) as Omit<KeptResponse, "body"> & { body: string };
-      return { ...kept, body: new Uint8Array(Buffer.from(kept.body, "base64")) };
+      return { ...kept, body: bytesOfBase64(kept.body) };
     });
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../common/digests.js";
 import {
   EVM_AUTHORIZATION_SCHEMES,
   isEvmNetwork,
@@ -40,11 +40,11 @@ export function paymentIdentity(payment: PaymentPayload): string {
     const transaction = (payment.payload as { transaction?: unknown }).transaction;
     const parsed = typeof transaction === "string" ? parseSvmTransaction(transaction) : undefined;
     if (parsed) {
-      const digest = createHash("sha256").update(parsed.message).digest("hex");
+      const digest = sha256Hex(parsed.message);
       return ["svm", accepted.network, digest].join("|");
     }
   }
-  return `sha256|${createHash("sha256").update(canonicalJson(payment.payload)).digest("hex")}`;
+  return `sha256|${sha256Hex(canonicalJson(payment.payload))}`;
 }
 
 /** Until when a spent payment must be remembered: its `validBefore` (plus a minute of skew), or the default. */

@@ -29,7 +29,7 @@ export function guardSignedFetch(fetchImpl: typeof fetch, policy: TransportPolic
  */
 function networkOf(header: string): string | undefined {
   try {
-    const value = JSON.parse(decodeBase64(header).toString("utf8")) as {
+    const value = JSON.parse(new TextDecoder().decode(decodeBase64(header))) as {
       accepted?: { network?: unknown };
       network?: unknown;
       chainId?: unknown;

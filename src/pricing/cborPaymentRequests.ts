@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { equalBytesConstantTime } from "../common/digests.js";
 import {
   encodePaymentRequest,
   paymentRequestDigest,
@@ -101,7 +101,7 @@ function requestWithDeadline(offer: CborRouteOffer, deadlineSeconds: number): Is
 
 function sameDigest(offer: CborRouteOffer, deadlineSeconds: number, context: Uint8Array): boolean {
   const { digest } = knownRequest(offer, deadlineSeconds);
-  return digest.length === context.length && timingSafeEqual(digest, context);
+  return equalBytesConstantTime(digest, context);
 }
 
 function roundUp(seconds: number): number {

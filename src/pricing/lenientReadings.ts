@@ -1,3 +1,4 @@
+import { bytesOfCheckedHex } from "../common/bytes.js";
 /**
  * The ways a lenient upstream (Tomcat, Spring, IIS, a proxying app…) may read a request path that the
  * paywall reads strictly. Each transformation is one such reading; they combine in any order.
@@ -64,7 +65,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 function decodeOnce(path: string): string {
   if (!path.includes("%")) return path;
   return path.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
-    const bytes = Buffer.from(run.replace(/%/g, ""), "hex");
+    const bytes = bytesOfCheckedHex(run.replace(/%/g, ""));
     let out = "";
     for (let i = 0; i < bytes.length;) {
       const lead = bytes[i] as number;

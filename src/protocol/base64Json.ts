@@ -1,10 +1,10 @@
-import { Buffer } from "node:buffer";
 import { BaseError } from "../common/BaseError.js";
+import { base64OfText } from "../common/bytes.js";
 import { decodeBase64 } from "./decodeBase64.js";
 
 /** Base64 (standard alphabet, padded) of the UTF-8 JSON of `value`: the x402 V2 header encoding. */
 export function encodeBase64Json(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+  return base64OfText(JSON.stringify(value));
 }
 
 /** Why a header value could not be decoded; `stage` says which layer failed. */
@@ -33,7 +33,7 @@ const MAY_NAME_PROTOTYPE_KEY = /__proto__|constructor|prototype|\\u/;
  * pollute prototypes.
  */
 export function decodeBase64Json(text: string): unknown {
-  let bytes: Buffer;
+  let bytes: Uint8Array;
   try {
     bytes = decodeBase64(text);
   } catch (error) {

@@ -1,5 +1,5 @@
-import { Buffer } from "node:buffer";
 import { BaseError } from "../common/BaseError.js";
+import { bytesOfBase64 } from "../common/bytes.js";
 
 /** Why a header value is not base64. */
 export class Base64Error extends BaseError {
@@ -22,7 +22,7 @@ const PAD = 0x3d;
  * The tolerant base64 of the payment headers: padded or unpadded, standard alphabet or base64url
  * (never the two mixed). Throws {@link Base64Error} for anything else; never returns bytes decoded from garbage.
  */
-export function decodeBase64(text: string): Buffer {
+export function decodeBase64(text: string): Uint8Array {
   const value = text.trim();
   if (value.length === 0) throw new Base64Error("empty value");
   let end = value.length;
@@ -35,6 +35,5 @@ export function decodeBase64(text: string): Buffer {
     if (alphabets === 0) throw new Base64Error("not base64 or base64url");
   }
   if (end % 4 === 1) throw new Base64Error("truncated base64");
-  // Node's base64 decoder reads both alphabets, padded or not.
-  return Buffer.from(end === value.length ? value : value.slice(0, end), "base64");
+  return bytesOfBase64(end === value.length ? value : value.slice(0, end));
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../common/digests.js";
 import type { Logger } from "../common/Logger.js";
 import { silentLogger } from "../common/Logger.js";
 import {

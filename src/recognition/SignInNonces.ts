@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { equalBytesConstantTime, hmacSha256, randomBytes } from "../common/digests.js";
+import { bytesOfHex, hexOfBytes } from "../common/bytes.js";
 
 export type NonceCheck =
   { ok: true; expiresAtMs: number } | { ok: false; reason: "malformed" | "forged" | "expired" };
@@ -10,17 +11,17 @@ export type NonceCheck =
  * stored (by a NonceStore) until they expire, so each works once.
  */
 export class SignInNonces {
-  private readonly secret: Buffer;
+  private readonly secret: Uint8Array;
 
   constructor(secret?: string) {
-    this.secret = secret === undefined ? randomBytes(32) : Buffer.from(secret, "utf8");
+    this.secret = secret === undefined ? randomBytes(32) : new TextEncoder().encode(secret);
   }
 
   mint(domain: string, resource: string, expiresAtMs: number): string {
     const expiry = Math.ceil(expiresAtMs / 1000)
       .toString(16)
       .padStart(8, "0");
-    const random = randomBytes(4).toString("hex");
+    const random = hexOfBytes(randomBytes(4));
     return `${expiry}${random}${this.mac(expiry, random, domain, resource)}`;
   }
 
@@ -28,17 +29,15 @@ export class SignInNonces {
     if (!/^[0-9a-f]{32}$/.test(nonce)) return { ok: false, reason: "malformed" };
     const expiry = nonce.slice(0, 8);
     const random = nonce.slice(8, 16);
-    const expected = Buffer.from(this.mac(expiry, random, domain, resource), "hex");
-    if (!timingSafeEqual(expected, Buffer.from(nonce.slice(16), "hex")))
+    // Both 16 hex digits (checked above): 8 bytes each.
+    const expected = bytesOfHex(this.mac(expiry, random, domain, resource)) as Uint8Array;
+    if (!equalBytesConstantTime(expected, bytesOfHex(nonce.slice(16)) as Uint8Array))
       return { ok: false, reason: "forged" };
     const expiresAtMs = parseInt(expiry, 16) * 1000;
     return expiresAtMs > nowMs ? { ok: true, expiresAtMs } : { ok: false, reason: "expired" };
   }
 
   private mac(expiry: string, random: string, domain: string, resource: string): string {
-    return createHmac("sha256", this.secret)
-      .update(`${expiry}.${random}.${domain}.${resource}`)
-      .digest("hex")
-      .slice(0, 16);
+    return hexOfBytes(hmacSha256(this.secret, `${expiry}.${random}.${domain}.${resource}`)).slice(0, 16);
   }
 }

@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../common/digests.js";
+import { hexOfBytes } from "../common/bytes.js";
 import type * as Viem from "viem";
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
 import type { SignerVerdict } from "./SignerBackend.js";
@@ -68,9 +69,9 @@ export class Eip1271Wallets {
       const reason = `a contract wallet's signature is 1 to ${EVM_SIGNER_DEFAULTS.maxWalletSignatureBytes} bytes, got ${signature.length}`;
       return Promise.resolve({ valid: false, reason });
     }
-    const fingerprint = createHash("sha256").update(signature).digest("hex");
+    const fingerprint = sha256Hex(signature);
     return this.verdicts.answer(`${wallet}|${digest}|${fingerprint}`, () =>
-      this.call(wallet, digest, `0x${Buffer.from(signature).toString("hex")}`),
+      this.call(wallet, digest, `0x${hexOfBytes(signature)}`),
     );
   }
 

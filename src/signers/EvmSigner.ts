@@ -3,6 +3,7 @@ import { Eip1271Wallets, type Eip1271WalletsOptions } from "./Eip1271Wallets.js"
 import type { IntentToVerify, SignerBackend, SignerVerdict } from "./SignerBackend.js";
 import { evmIntentTypedData } from "./evmIntentTypedData.js";
 import { decodeEvmSignature } from "./evmSignatureBytes.js";
+import { hexOfBytes } from "../common/bytes.js";
 
 export interface EvmSignerOptions extends Partial<Eip1271WalletsOptions> {
   /** The EIP-712 domain's chain id: the EVM chain the paywall's `network` (`eip155:<id>`) names. */
@@ -43,7 +44,7 @@ export class EvmSigner implements SignerBackend {
   async verify({ claim, signature }: IntentToVerify): Promise<SignerVerdict> {
     this.viem ??= import("viem");
     const { hashTypedData, recoverAddress } = await this.viem;
-    const subject: `0x${string}` = `0x${Buffer.from(claim.subject).toString("hex")}`;
+    const subject: `0x${string}` = `0x${hexOfBytes(claim.subject)}`;
     let digest: `0x${string}`;
     try {
       digest = hashTypedData(evmIntentTypedData(claim, this.options.chainId));

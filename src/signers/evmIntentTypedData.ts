@@ -1,5 +1,6 @@
 import type { QuantifiedClaim } from "../protocol/cbor/Claim.js";
 import { STARKNET_INTENT_DOMAIN, STARKNET_INTENT_DOMAIN_VERSION } from "./starknetIntentTypedData.js";
+import { hexOfBytes } from "../common/bytes.js";
 
 /** The EIP-712 types of a payment intent (v0.3): every part of the six-part claim. */
 export const EVM_INTENT_TYPES = {
@@ -30,7 +31,7 @@ export interface EvmTypedData {
   };
 }
 
-const hex = (bytes: Uint8Array): `0x${string}` => `0x${Buffer.from(bytes).toString("hex")}`;
+const hex = (bytes: Uint8Array): `0x${string}` => `0x${hexOfBytes(bytes)}`;
 
 /**
  * The payment intent as EIP-712 typed data, what an EVM wallet shows and signs (`eth_signTypedData_v4`):

@@ -1,3 +1,4 @@
+import { hexOfBytes } from "../common/bytes.js";
 /** Bytes of an EOA's signature: `r ‖ s ‖ v`. */
 export const EVM_SIGNATURE_BYTES = 65;
 /** secp256k1's group order. */
@@ -12,7 +13,7 @@ export function decodeEvmSignature(bytes: Uint8Array): `0x${string}` {
   if (bytes.length !== EVM_SIGNATURE_BYTES) {
     throw new RangeError(`an EVM signature is ${EVM_SIGNATURE_BYTES} bytes (r, s, v), got ${bytes.length}`);
   }
-  const word = (from: number) => BigInt(`0x${Buffer.from(bytes.subarray(from, from + 32)).toString("hex")}`);
+  const word = (from: number) => BigInt(`0x${hexOfBytes(bytes.subarray(from, from + 32))}`);
   const r = word(0);
   const s = word(32);
   const v = bytes[64]!;
@@ -20,5 +21,5 @@ export function decodeEvmSignature(bytes: Uint8Array): `0x${string}` {
   if (r === 0n || r >= SECP256K1_N) throw new RangeError("an EVM signature's r is out of range");
   if (s === 0n || s > SECP256K1_N / 2n)
     throw new RangeError("an EVM signature's s is not in the lower half (EIP-2)");
-  return `0x${Buffer.from(bytes).toString("hex")}`;
+  return `0x${hexOfBytes(bytes)}`;
 }

@@ -1,4 +1,5 @@
 import type { QuantifiedClaim } from "../protocol/cbor/Claim.js";
+import { hexOfBytes } from "../common/bytes.js";
 
 /** SNIP-12 revision 1 typed data, as starknet.js's `typedData` and Starknet wallets take it. */
 export interface StarknetTypedData {
@@ -19,7 +20,7 @@ function u256Of(value: bigint): { low: string; high: string } {
 }
 
 function bigintOf(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString("hex")}`);
+  return bytes.length === 0 ? 0n : BigInt(`0x${hexOfBytes(bytes)}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { STARK_FIELD_PRIME } from "../protocol/cbor/profile.js";
+import { bytesOfCheckedHex, hexOfBytes } from "../common/bytes.js";
 
 /** Bytes of one signature word (a felt, big-endian). */
 export const STARKNET_WORD_BYTES = 32;
@@ -25,7 +26,7 @@ export function decodeStarknetSignature(bytes: Uint8Array): string[] {
   const words: string[] = [];
   for (let index = 0; index < count; index++) {
     const word = bytes.subarray(index * STARKNET_WORD_BYTES, (index + 1) * STARKNET_WORD_BYTES);
-    const value = BigInt(`0x${Buffer.from(word).toString("hex")}`);
+    const value = BigInt(`0x${hexOfBytes(word)}`);
     if (value >= STARK_FIELD_PRIME)
       throw new RangeError(`signature felt ${index} is not below the field prime`);
     words.push(`0x${value.toString(16)}`);
@@ -39,7 +40,7 @@ export function encodeStarknetSignature(words: ReadonlyArray<string | bigint>): 
   words.forEach((word, index) => {
     const value = BigInt(word);
     if (value < 0n || value >= STARK_FIELD_PRIME) throw new RangeError(`felt ${index} is out of range`);
-    bytes.set(Buffer.from(value.toString(16).padStart(64, "0"), "hex"), index * STARKNET_WORD_BYTES);
+    bytes.set(bytesOfCheckedHex(value.toString(16).padStart(64, "0")), index * STARKNET_WORD_BYTES);
   });
   return bytes;
 }

@@ -1,5 +1,6 @@
 import { keccak_256 } from "@noble/hashes/sha3";
 import { StarknetRpcFailureError } from "./StarknetRpcFailureError.js";
+import { hexOfBytes } from "../common/bytes.js";
 
 /** One raw JSON-RPC exchange, as sent and received (for `recognize --verbose`). */
 export interface RpcExchange {
@@ -42,7 +43,7 @@ const MASK_250 = (1n << 250n) - 1n;
  */
 export function selectorOf(entrypoint: string): string {
   const digest = keccak_256(new TextEncoder().encode(entrypoint));
-  return minimalFelt(BigInt(`0x${Buffer.from(digest).toString("hex")}`) & MASK_250);
+  return minimalFelt(BigInt(`0x${hexOfBytes(digest)}`) & MASK_250);
 }
 
 /**

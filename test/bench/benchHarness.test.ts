@@ -75,13 +75,19 @@ describe("bench harness", () => {
     expect(valid).toBe(true);
   });
 
-  it.each(["bare-http-402", "bare-express-402", "official", "x402", "gateway"] as const)(
-    "%s answers the priced route with a 402 and a valid PAYMENT-REQUIRED",
-    async (name) => {
-      const offer = await offerFrom(await start(name));
-      expect(offer.accepts[0]).toMatchObject({ network: "eip155:84532", amount: "1000" });
-    },
-  );
+  it.each([
+    "bare-http-402",
+    "bare-express-402",
+    "bare-hono-402",
+    "official",
+    "x402",
+    "gateway",
+    "official-hono",
+    "x402-hono",
+  ] as const)("%s answers the priced route with a 402 and a valid PAYMENT-REQUIRED", async (name) => {
+    const offer = await offerFrom(await start(name));
+    expect(offer.accepts[0]).toMatchObject({ network: "eip155:84532", amount: "1000" });
+  });
 
   it.each(["official", "x402", "gateway"] as const)(
     "%s answers a paid request 200 with the handler's body and a PAYMENT-RESPONSE",
@@ -105,8 +111,10 @@ describe("bench harness", () => {
     ["gateway", { redis: false }],
     ["x402", { redis: true }],
     ["gateway", { redis: true }],
+    ["official-hono", { redis: false }],
+    ["x402-hono", { redis: false }],
   ] as const)(
-    "%s %o pays through the instant facilitator over HTTP (scenario 11), and refuses the same payment twice",
+    "%s %o pays through the instant facilitator over HTTP (scenarios 11, 13), and refuses the same payment twice",
     async (name, { redis }) => {
       const facilitatorUrl = await start("facilitator");
       const upstreamUrl = await start("upstream");
@@ -117,7 +125,8 @@ describe("bench harness", () => {
       expect(paid.status).toBe(200);
       expect(await paid.text()).toBe(UPSTREAM_BODY);
       expect(paid.headers.get("payment-response")).not.toBeNull();
-      if (name === "official") return; // the official keeps no ledger: its facilitator refuses replays
+      // The officials keep no ledger: their facilitator refuses replays.
+      if (name === "official" || name === "official-hono") return;
       const again = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
       expect(again.status).not.toBe(200);
       await again.arrayBuffer();

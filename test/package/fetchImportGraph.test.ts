@@ -38,35 +38,6 @@ function nodeImportsOf(entries: string[]): Map<string, string[]> {
   return seen;
 }
 
-/**
- * The modules of the Fetch adapter's graph that still import `node:crypto`/`node:buffer`: the CBOR wire's
- * signatures and hashes, the ledgers' ids, the base64 codecs. Each is to be ported to Web Crypto /
- * `@noble/*`, then struck from this list (the test fails if a listed one no longer imports Node, so the
- * list only shrinks). Until it is empty the Fetch adapter runs on Node, Bun and Deno, not on Workers.
- */
-const STILL_TO_PORT = [
-  // The facilitator client's Node transport (node:http keep-alive, #32): to be loaded only on Node.
-  "facilitator/facilitatorTransport.ts",
-  "ledger/MemoryPaymentLedger.ts",
-  "ledger/RedisPaymentLedger.ts",
-  "ledger/paymentIdentity.ts",
-  "paywall/wires/CborPaymentWire.ts",
-  "pricing/cborPaymentRequests.ts",
-  "protocol/base64Json.ts",
-  "protocol/cbor/PaymentRequest.ts",
-  "protocol/cbor/SettlementReceipt.ts",
-  "protocol/cbor/SignedClaim.ts",
-  "protocol/cbor/checkDelegationChain.ts",
-  "protocol/cbor/checkHumanityClaim.ts",
-  "protocol/cbor/masks/RevelationMask.ts",
-  "protocol/cbor/receiptCommitments.ts",
-  "protocol/cbor/signatures.ts",
-  "protocol/decodeBase64.ts",
-  "recognition/RedisRevokedPayers.ts",
-  "recognition/SignInNonces.ts",
-  "signers/Eip1271Wallets.ts",
-].sort();
-
 describe("the Fetch adapters' import graph (issue 33, item 1)", () => {
   const graph = nodeImportsOf(["adapters/fetch.ts", "adapters/hono.ts"]);
   const importers = [...graph]
@@ -94,8 +65,33 @@ describe("the Fetch adapters' import graph (issue 33, item 1)", () => {
     expect(core.filter((file) => importers.includes(file))).toEqual([]);
   });
 
-  it("node: modules are imported only where the list of modules still to port says", () => {
-    expect(importers).toEqual(STILL_TO_PORT);
+  it("no module of the graph imports a node: module (Workers have none)", () => {
+    expect(importers).toEqual([]);
+  });
+
+  it("no module of the graph uses Node's global Buffer (common/bytes.ts takes it only when the runtime has one)", () => {
+    const users = [...graph.keys()]
+      .filter((file) => /\bBuffer\.\w+\(|\bnew Buffer\b|: Buffer\b/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(users).toEqual([]);
+  });
+
+  it("Node's own modules are asked for at run time in one place, with a Web fallback beside each use", () => {
+    const askers = [...graph.keys()]
+      .filter((file) => /getBuiltinModule/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(askers).toEqual(["common/nodeBuiltin.ts"]);
+    const users = [...graph.keys()]
+      .filter((file) => /\bnodeBuiltin\b/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file))
+      .sort();
+    // node:crypto's hashing and Ed25519, node:http's keep-alive transport: each with its Web fallback.
+    expect(users).toEqual([
+      "common/digests.ts",
+      "common/nodeBuiltin.ts",
+      "facilitator/nodeHttpTransport.ts",
+      "protocol/cbor/signatures.ts",
+    ]);
   });
 
   it("the check can fail: the Node adapter's graph imports node:http", () => {

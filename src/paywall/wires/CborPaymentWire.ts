@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { sha256, sha256Hex } from "../../common/digests.js";
+import { hexOfBytes } from "../../common/bytes.js";
 import type { ResponseWriter } from "../responses/ResponsePort.js";
 import type { CborFacilitator } from "../../facilitator/CborFacilitator.js";
 import type { QuantifiedClaim } from "../../protocol/cbor/Claim.js";
@@ -57,7 +58,7 @@ export interface DecodedCborPayment {
   /** The intent as it came: its clear parts and its hidden ones. */
   wire: WireIntent;
   /** SHA-256 of the intent's bytes: what the facilitator settles once. */
-  intentDigest: Buffer;
+  intentDigest: Uint8Array;
 }
 
 /** A CBOR payment that answers a still-valid PaymentRequest of its route. */
@@ -121,7 +122,7 @@ export class CborPaymentWire implements PaymentWire<
     try {
       const signature = decodePaymentSignature(bytes);
       const wire = decodeWireIntent(signature.paymentIntent);
-      const intentDigest = createHash("sha256").update(signature.paymentIntent).digest();
+      const intentDigest = sha256(signature.paymentIntent);
       return { bytes, signature, intent: wire.view, wire, intentDigest };
     } catch (error) {
       if (error instanceof CborError) throw error.toInvalidPayment("PAYMENT-SIGNATURE");
@@ -130,7 +131,7 @@ export class CborPaymentWire implements PaymentWire<
   }
 
   identity(decoded: DecodedCborPayment): string {
-    return `cbor|${decoded.intentDigest.toString("hex")}`;
+    return `cbor|${hexOfBytes(decoded.intentDigest)}`;
   }
 
   async check({ route }: Exchange, decoded: DecodedCborPayment): Promise<CheckedCborPayment> {
@@ -193,7 +194,7 @@ export class CborPaymentWire implements PaymentWire<
     const { subject, signer } = checked.intent;
     // A payer the mask hides stays hidden: named by this payment alone, whatever the facilitator says.
     if (subject === undefined) {
-      const payer = `masked:${checked.intentDigest.toString("hex")}`;
+      const payer = `masked:${hexOfBytes(checked.intentDigest)}`;
       return { payment: { ...checked, payer, delegate: undefined }, payer };
     }
     const known = payerIdOfClaim({ subject, signer });
@@ -276,7 +277,7 @@ export class CborPaymentWire implements PaymentWire<
       network: "x402+cbor",
       payTo: verified.payment.intent.object,
       route: route.key,
-      transaction: `receipt:${createHash("sha256").update(receipt).digest("hex")}`,
+      transaction: `receipt:${sha256Hex(receipt)}`,
       ...(delegate === undefined ? {} : { delegate }),
     };
   }

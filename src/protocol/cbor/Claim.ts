@@ -16,6 +16,7 @@ import {
   type Predicate,
   type SignerId,
 } from "./profile.js";
+import { hexOfBytes } from "../../common/bytes.js";
 
 /** An amount in a currency's smallest unit. */
 export interface Quantity {
@@ -135,10 +136,7 @@ export function readSubject(value: CborValue): {
       `${WHAT}.subject[1]`,
     );
   }
-  if (
-    signer.startsWith("starknet-") &&
-    BigInt(`0x${Buffer.from(identity).toString("hex")}`) >= STARK_FIELD_PRIME
-  ) {
+  if (signer.startsWith("starknet-") && BigInt(`0x${hexOfBytes(identity)}`) >= STARK_FIELD_PRIME) {
     throw new CborError(
       "wrong_value",
       "a Starknet identity is a felt (below the field prime)",

@@ -1,3 +1,4 @@
+import { utf8Bytes } from "../../common/bytes.js";
 /**
  * What a delegation grant lets its delegate pay (v0.3): the grant claim's `object`, as text.
  *
@@ -51,21 +52,18 @@ function escapeName(name: string): string {
   let out = "";
   for (const char of name) {
     if (UNESCAPED.test(char)) out += char;
-    else
-      for (const byte of Buffer.from(char, "utf8"))
-        out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    else for (const byte of utf8Bytes(char)) out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
 }
 
 function unescapeName(text: string): string | undefined {
   if (!/^(?:[A-Za-z0-9\-._~:]|%[0-9A-F]{2})*$/.test(text)) return undefined;
-  const bytes = Buffer.from(
-    text.replace(/%([0-9A-F]{2})|./gs, (match, hex: string | undefined) =>
-      hex === undefined ? match : String.fromCharCode(Number.parseInt(hex, 16)),
-    ),
-    "latin1",
+  const latin1 = text.replace(/%([0-9A-F]{2})|./gs, (match, hex: string | undefined) =>
+    hex === undefined ? match : String.fromCharCode(Number.parseInt(hex, 16)),
   );
+  // Every character is one byte: checked above to be unreserved ASCII or a %XX escape.
+  const bytes = Uint8Array.from(latin1, (char) => char.charCodeAt(0));
   const decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   try {
     return decoded.decode(bytes);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "../../common/digests.js";
 import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
 import { CborTag, type CborMap, type CborValue } from "./CborValue.js";
@@ -60,7 +60,7 @@ export function decodePaymentRequest(bytes: Uint8Array): PaymentRequest {
 /** SHA-256 of the canonical bytes: the `context` of an intent that answers this request. */
 export function paymentRequestDigest(request: PaymentRequest | Uint8Array): Uint8Array {
   const bytes = request instanceof Uint8Array ? request : encodePaymentRequest(request);
-  return new Uint8Array(createHash("sha256").update(bytes).digest());
+  return sha256(bytes);
 }
 
 /** `2026-01-31T12:00:00Z`: the one RFC 3339 form this profile writes and accepts. */

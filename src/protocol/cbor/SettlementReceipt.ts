@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../../common/digests.js";
 import { CborError } from "./CborError.js";
 import { CborFields } from "./CborFields.js";
 import type { CborValue } from "./CborValue.js";
@@ -90,8 +90,7 @@ export function signReceipt(
   claim: Claim,
   options: SignReceiptOptions = {},
 ): SettlementReceipt {
-  const salts =
-    options.salts ?? Array.from({ length: 6 }, () => new Uint8Array(randomBytes(RECEIPT_SALT_BYTES)));
+  const salts = options.salts ?? Array.from({ length: 6 }, () => randomBytes(RECEIPT_SALT_BYTES));
   const receipt = { claim: encodeClaim(claim), salts, signature: new Uint8Array(0), signer: key.publicKey };
   const { commitments } = receiptCommitments(receipt);
   return { ...receipt, signature: key.sign(receiptSignedBytes(commitments)) };

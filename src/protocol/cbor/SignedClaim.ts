@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { equalBytesConstantTime } from "../../common/digests.js";
 import { decodeBase64 } from "../decodeBase64.js";
 import { CborFields } from "./CborFields.js";
 import { MAX_CBOR_RECORD_ITEMS, type CborValue } from "./CborValue.js";
@@ -106,5 +106,5 @@ export function openSignedClaim(
 
 /** Whether two public keys are the same bytes (constant time for equal lengths). */
 export function sameKey(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
+  return equalBytesConstantTime(a, b);
 }

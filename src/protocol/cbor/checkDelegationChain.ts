@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../common/digests.js";
+import { hexOfBytes } from "../../common/bytes.js";
 import type { QuantifiedClaim, Quantity } from "./Claim.js";
 import { parseScope, scopeCovers, type DelegationScope } from "./DelegationScope.js";
 import type { PaymentRequest } from "./PaymentRequest.js";
@@ -100,7 +101,7 @@ export function checkDelegationChain(
       return invalid("malformed", `grant ${link}: the object is not a delegation scope`, link);
     }
     grants.push({
-      id: createHash("sha256").update(signed.claim).digest("hex"),
+      id: sha256Hex(signed.claim),
       delegator: opened.signer,
       delegate: claim.subject,
       scope,
@@ -120,7 +121,7 @@ export function checkDelegationChain(
   const keys = [(grants[0] as CheckedGrant).delegator, ...grants.map((grant) => grant.delegate)];
   const seen = new Set<string>();
   for (const [index, key] of keys.entries()) {
-    const hex = Buffer.from(key).toString("hex");
+    const hex = hexOfBytes(key);
     if (seen.has(hex)) return invalid("cycle", "a key appears twice in the delegation chain", index - 1);
     seen.add(hex);
   }

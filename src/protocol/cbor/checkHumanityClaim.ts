@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "../../common/digests.js";
 import type { Claim } from "./Claim.js";
 import { PREDICATE_IS_HUMAN } from "./profile.js";
 import { payerIdOf, type SigningKey } from "./signatures.js";
@@ -115,11 +115,7 @@ export function issueHumanityClaim(issuerKey: SigningKey, terms: HumanityClaimTe
     object: terms.label,
     quantity: null,
     time: terms.validUntil,
-    context: new Uint8Array(
-      createHash("sha256")
-        .update(terms.evidence ?? "")
-        .digest(),
-    ),
+    context: sha256(terms.evidence ?? ""),
   };
   if (terms.label.length === 0) throw new RangeError("a humanity claim's issuer label cannot be empty");
   return encodeSignedClaim(signClaim(issuerKey, claim));

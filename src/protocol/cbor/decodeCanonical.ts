@@ -8,6 +8,7 @@ import {
   type CborMap,
   type CborValue,
 } from "./CborValue.js";
+import { hexOfBytes } from "../../common/bytes.js";
 
 /** RFC 3339 date-time as this profile writes it in tag 0: UTC, whole seconds, `Z`. */
 export const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -293,7 +294,7 @@ function bignum(value: CborValue, at: number): bigint {
     );
   if (value.length > MAX_BIGNUM_BYTES)
     throw new CborError("out_of_range", "a bignum above 2^256 - 1", `@${at}`);
-  return BigInt(`0x${Buffer.from(value).toString("hex")}`);
+  return BigInt(`0x${hexOfBytes(value)}`);
 }
 
 /** `bytes[start..end)` as text when every byte is ASCII (valid UTF-8 as it is), else undefined. */

@@ -1,6 +1,7 @@
 import { Encoder, Tag } from "cbor-x";
 import { CborError } from "./CborError.js";
 import { CborTag, MAX_CBOR_UINT, type CborValue } from "./CborValue.js";
+import { bytesOfCheckedHex, compareBytes } from "../../common/bytes.js";
 
 // cbor-x is not deterministic by default: no records, no tagged typed arrays, no float shortcuts,
 // map lengths written exactly. Key order and integer widths are fixed below, before it sees a value.
@@ -46,7 +47,7 @@ function prepare(value: CborValue, at: string): unknown {
       if (typeof key !== "string") throw new CborError("key_type", "map keys must be text", at);
       return { key, bytes: encodedKey(key), item: prepare(item, `${at}.${key}`) };
     });
-    entries.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+    entries.sort((a, b) => compareBytes(a.bytes, b.bytes));
     return new Map(entries.map(({ key, item }) => [key, item]));
   }
   throw new CborError("wrong_type", `cannot encode a ${typeof value}`, at);
@@ -82,5 +83,5 @@ function integer(value: bigint, at: string): number | bigint | Tag {
 /** The big-endian bytes of `value` (> 0), the first one non-zero. */
 function bignumBytes(value: bigint): Uint8Array {
   const hex = value.toString(16);
-  return Uint8Array.from(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, "hex"));
+  return bytesOfCheckedHex(hex.length % 2 === 0 ? hex : `0${hex}`);
 }

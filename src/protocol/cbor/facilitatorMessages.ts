@@ -4,6 +4,7 @@ import { MAX_CBOR_BYTES, MAX_CBOR_RECORD_ITEMS, type CborMap, type CborValue } f
 import { encodeCanonical } from "./encodeCanonical.js";
 import { readSubject, type Claim } from "./Claim.js";
 import { isCurrency, type Currency } from "./profile.js";
+import { bytesOfCheckedHex, hexOfBytes } from "../../common/bytes.js";
 
 /** Body of `POST /verify` and `/settle` in this format (our profile): the gateway's own request bytes. */
 export interface CborFacilitatorRequest {
@@ -129,12 +130,12 @@ export function formatIntentDigest(digest: Uint8Array): string {
       `an intent digest is ${INTENT_DIGEST_BYTES} bytes, got ${digest.length}`,
     );
   }
-  return Buffer.from(digest).toString("hex");
+  return hexOfBytes(digest);
 }
 
 /** The digest named by a path segment, or `undefined` unless it is exactly 64 lowercase hex digits. */
 export function parseIntentDigest(segment: string): Uint8Array | undefined {
-  return /^[0-9a-f]{64}$/.test(segment) ? new Uint8Array(Buffer.from(segment, "hex")) : undefined;
+  return /^[0-9a-f]{64}$/.test(segment) ? bytesOfCheckedHex(segment) : undefined;
 }
 
 /** Body of the local facilitator's `POST /refund` (v0.3): a receipt it issued, and the units to refund. */

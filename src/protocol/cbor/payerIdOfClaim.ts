@@ -1,5 +1,6 @@
 import type { Claim } from "./Claim.js";
 import { payerIdOf } from "./signatures.js";
+import { compareBytes, hexOfBytes } from "../../common/bytes.js";
 
 /**
  * How a claim's subject is named as a payer: a ServiceAuthSigner key as `ed25519:<sha256 hex>` (see
@@ -8,7 +9,7 @@ import { payerIdOf } from "./signatures.js";
  */
 export function payerIdOfClaim(claim: Pick<Claim, "subject" | "signer">): string {
   if (claim.signer === undefined) return payerIdOf(claim.subject);
-  return `${claim.signer}:0x${Buffer.from(claim.subject).toString("hex")}`;
+  return `${claim.signer}:0x${hexOfBytes(claim.subject)}`;
 }
 
 /** Whether two claims name the same subject: the same backend and the same identity bytes. */
@@ -16,5 +17,5 @@ export function sameSubject(
   a: Pick<Claim, "subject" | "signer">,
   b: Pick<Claim, "subject" | "signer">,
 ): boolean {
-  return a.signer === b.signer && Buffer.from(a.subject).equals(b.subject);
+  return a.signer === b.signer && compareBytes(a.subject, b.subject) === 0;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod/v4";
 import { ED25519_PUBLIC_KEY_BYTES, ML_DSA_65_PUBLIC_KEY_BYTES } from "./profile.js";
+import { bytesOfCheckedHex } from "../../common/bytes.js";
 
 const ED25519_HEX = ED25519_PUBLIC_KEY_BYTES * 2;
 const ML_DSA_65_HEX = ML_DSA_65_PUBLIC_KEY_BYTES * 2;
@@ -32,7 +33,7 @@ export function publicKeysProblem(list: readonly string[]): { index: number; mes
 export function parsePublicKeys(list: readonly string[], setting: string): Uint8Array[] {
   const problem = publicKeysProblem(list);
   if (problem !== undefined) throw new RangeError(`${setting}[${problem.index}]: ${problem.message}`);
-  return list.map((text) => new Uint8Array(Buffer.from(text, "hex")));
+  return list.map((text) => bytesOfCheckedHex(text));
 }
 
 /** A config list of Ed25519 / ML-DSA-65 public keys in hex, each checked, no key twice. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256, sha256Hex } from "../../common/digests.js";
 import { CborError } from "./CborError.js";
 import type { CborValue } from "./CborValue.js";
 import { encodeCanonical } from "./encodeCanonical.js";
@@ -14,7 +14,7 @@ export const RECEIPT_COMMITMENT_BYTES = 32;
 
 /** The commitment to one claim part: SHA-256(salt ‖ canonical CBOR of the part). */
 export function commitClaimPart(salt: Uint8Array, part: CborValue): Uint8Array {
-  return new Uint8Array(createHash("sha256").update(salt).update(encodeCanonical(part)).digest());
+  return sha256(salt, encodeCanonical(part));
 }
 
 /**
@@ -33,7 +33,7 @@ export function receiptSignedBytes(commitments: readonly Uint8Array[]): Uint8Arr
  * receipt and every restriction of it, so revocations and aggregates name either form.
  */
 export function receiptDigestOf(commitments: readonly Uint8Array[]): string {
-  return `sha256:${createHash("sha256").update(receiptSignedBytes(commitments)).digest("hex")}`;
+  return `sha256:${sha256Hex(receiptSignedBytes(commitments))}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../../common/digests.js";
 import { CborError } from "../CborError.js";
 import { CborFields } from "../CborFields.js";
 import type { CborMap, CborValue } from "../CborValue.js";
@@ -115,7 +115,7 @@ export function decodeMaskDocument(bytes: Uint8Array): RevelationMask {
 /** The ref that names `document`: `mask:v0.3:open-fields` for the all-Open mask, else its SHA-256. */
 export function maskRefOf(mask: RevelationMask): string {
   if (isOpenFieldsMask(mask)) return DEFAULT_REVELATION_MASK_REF;
-  const digest = createHash("sha256").update(encodeMaskDocument(mask)).digest("hex");
+  const digest = sha256Hex(encodeMaskDocument(mask));
   return `${MASK_DIGEST_REF_PREFIX}${digest}`;
 }
 

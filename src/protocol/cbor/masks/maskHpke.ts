@@ -1,4 +1,5 @@
 import type { CipherSuite } from "@hpke/core";
+import { base64OfBytes } from "../../../common/bytes.js";
 
 /**
  * HPKE (RFC 9180) for revelation masks, base mode: DHKEM(X25519, HKDF-SHA256) (KEM 0x0020), HKDF-SHA256
@@ -93,6 +94,6 @@ export function publishedMaskKey(key: Pick<MaskHpkeKey, "publicKey">): {
   return {
     suite: "DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-128-GCM",
     ...MASK_HPKE_SUITE,
-    publicKey: Buffer.from(key.publicKey).toString("base64"),
+    publicKey: base64OfBytes(key.publicKey),
   };
 }

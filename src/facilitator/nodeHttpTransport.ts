@@ -1,0 +1,108 @@
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { Socket } from "node:net";
+import { nodeBuiltin } from "../common/nodeBuiltin.js";
+import { concatBytes, utf8ByteLength } from "../common/bytes.js";
+import { ReplyTooLargeError } from "./readLimited.js";
+import type { FacilitatorReply, FacilitatorRequest, FacilitatorTransport } from "./facilitatorTransport.js";
+
+/** The part of `node:http` and `node:https` used here, asked of the runtime (Workers have none). */
+interface NodeHttp {
+  Agent: new (options: Record<string, unknown>) => Agent;
+  request(url: string, options: RequestOptions): ClientRequest;
+}
+
+/** Connections kept per facilitator origin: enough for a busy instance, bounded so a stall cannot pile up sockets. */
+const MAX_SOCKETS = 256;
+/**
+ * An idle connection is closed after this long, before a Node facilitator's default 5 s keep-alive
+ * timeout could close it under a request that reuses it.
+ */
+const IDLE_SOCKET_MS = 4_000;
+
+/** Whether an agent's socket is between requests (`_httpMessage` is the request it serves, if any). */
+const idle = (socket: Socket) => (socket as Socket & { _httpMessage?: unknown })._httpMessage == null;
+
+function timeoutError(timeoutMs: number): Error {
+  const error = new Error(`no answer within ${timeoutMs} ms`);
+  error.name = "TimeoutError";
+  return error;
+}
+
+/**
+ * Node's `http`/`https` client on one keep-alive agent per facilitator client: no WHATWG streams, abort
+ * signals or Response objects per call (they were a quarter of a paid request's CPU with `fetch`). The
+ * same contract as {@link fetchTransport}: one timeout over the whole exchange, the reply read up to the
+ * limit, a redirect refused.
+ */
+export function nodeHttpTransport(base: string): FacilitatorTransport | undefined {
+  const secure = new URL(base).protocol === "https:";
+  const http = nodeBuiltin<NodeHttp>(secure ? "node:https" : "node:http");
+  if (http === undefined) return undefined;
+  const options = {
+    keepAlive: true,
+    maxSockets: MAX_SOCKETS,
+    maxFreeSockets: MAX_SOCKETS,
+    timeout: IDLE_SOCKET_MS,
+  };
+  const agent = new http.Agent(options);
+  const send = http.request;
+  const exchange = ({ url, method, headers, body, timeoutMs, maxReplyBytes }: FacilitatorRequest) =>
+    new Promise<FacilitatorReply>((resolve, reject) => {
+      const outgoing: Record<string, string | number> = { ...headers };
+      if (body !== undefined)
+        outgoing["content-length"] = typeof body === "string" ? utf8ByteLength(body) : body.byteLength;
+      const request = send(url, { method, headers: outgoing, agent });
+      request.once("socket", (socket: Socket) => {
+        // Node's agent drops an idle connection only once closed, which takes more turns after the
+        // facilitator's FIN: destroyed at the FIN, the agent no longer hands it out.
+        if (!request.reusedSocket) socket.on("end", () => idle(socket) && socket.destroy());
+      });
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        request.destroy();
+        reject(error);
+      };
+      // Unref'd, as `AbortSignal.timeout`'s: a pending call does not keep a stopping process alive.
+      const timer = setTimeout(() => fail(timeoutError(timeoutMs)), timeoutMs).unref();
+      request.on("error", fail);
+      request.on("response", (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          response.resume();
+          return fail(new TypeError("fetch failed", { cause: new Error("redirect refused") }));
+        }
+        if (Number(response.headers["content-length"]) > maxReplyBytes) {
+          response.resume();
+          return fail(new ReplyTooLargeError(maxReplyBytes));
+        }
+        const chunks: Uint8Array[] = [];
+        let total = 0;
+        response.on("data", (chunk: Uint8Array) => {
+          total += chunk.length;
+          if (total > maxReplyBytes) return fail(new ReplyTooLargeError(maxReplyBytes));
+          chunks.push(chunk);
+        });
+        response.on("error", fail);
+        response.on("aborted", () => fail(Object.assign(new Error("reply cut"), { code: "ECONNRESET" })));
+        response.on("end", () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          const retryAfter = response.headers["retry-after"];
+          resolve({
+            status,
+            retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+            body: chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks, total),
+          });
+        });
+      });
+      request.end(body);
+    });
+  // Sent after this turn's I/O: a facilitator that closed an idle connection (stopped, restarted) has
+  // its close read first, so the agent opens a new connection (refused: nothing sent) rather than writing
+  // into the closed one, which would leave a settlement's outcome unknown.
+  return (request) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => exchange(request));
+}
