@@ -110,6 +110,10 @@ export const ERROR_CATALOGUE = {
     when: "the humanity claim's validity (`details.validUntil`) has passed",
   },
   tls_required: { status: 403, when: "plain HTTP where HTTPS is required" },
+  request_denied: {
+    status: 403,
+    when: "an `onProtectedRequest` hook (`hooks`, the gateway's `plugins`) refused the request with `{ abort: true, reason }` (`details.reason`); nothing was offered, verified or served",
+  },
   not_found: {
     status: 404,
     when: "gateway: no upstream serves the path, or nothing is served at that path under `admin.path`",
@@ -138,6 +142,10 @@ export const ERROR_CATALOGUE = {
   internal_error: {
     status: 500,
     when: "a bug, or a setup the paywall cannot work with (a ledger that cannot count delegation grants); logged",
+  },
+  hook_failed: {
+    status: 500,
+    when: "an `onProtectedRequest` hook threw or did not answer within 10 s (`details.hook`); nothing was offered, verified or served; what it threw is logged, never sent. Other hooks that fail are logged and skipped, as the official skips them",
   },
   route_function_failed: {
     status: 500,

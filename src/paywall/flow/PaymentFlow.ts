@@ -27,6 +27,7 @@ import { PricedRequests } from "./PricedRequests.js";
 import type { RequestFacts } from "../request/RequestFacts.js";
 import type { ResponsePort } from "../responses/ResponsePort.js";
 import { Settlements } from "./Settlements.js";
+import type { HookRunner } from "./HookRunner.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaymentFlowDeps {
@@ -57,6 +58,8 @@ export interface PaymentFlowDeps {
   paywallPage?: PaywallPage | undefined;
   /** The `application/x402+cbor` format, when some route offers it. */
   cbor?: PaymentWire | undefined;
+  /** The user's lifecycle hooks (`hooks`, the gateway's `plugins`). */
+  hooks: HookRunner;
 }
 
 /**
@@ -142,6 +145,7 @@ export class PaymentFlow {
       req,
       res,
       route,
+      path,
       info,
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl, exchange.requirements ?? []),
@@ -172,7 +176,9 @@ export class PaymentFlow {
     const format = wire === undefined || wire === this.json ? undefined : wire.label;
     // What a route function threw or returned is the operator's to read, never the client's.
     const err =
-      error.code === "route_function_failed" || error.code === "route_function_invalid"
+      error.code === "route_function_failed" ||
+      error.code === "route_function_invalid" ||
+      error.code === "hook_failed"
         ? error.cause
         : undefined;
     this.deps.logger[level](

@@ -1,5 +1,6 @@
 /** How a priced request ended, for metrics and logs. */
-export type PaywallOutcome = "free" | "offered" | "paid" | "recognized" | "rejected" | "upstream_failed";
+export type PaywallOutcome =
+  "free" | "offered" | "paid" | "recognized" | "granted" | "rejected" | "upstream_failed";
 
 import type { RecognitionObserver } from "../../recognition/RecognitionCache.js";
 import type { RevocationObserver } from "../../recognition/RevokedPayers.js";

@@ -1,3 +1,5 @@
+import { HookRunner } from "../flow/HookRunner.js";
+import type { PaymentHooks } from "../flow/PaymentHooks.js";
 import { describeIssues } from "../../protocol/describeIssues.js";
 import { HttpFacilitator } from "../../facilitator/HttpFacilitator.js";
 import type { Facilitator } from "../../facilitator/Facilitator.js";
@@ -116,6 +118,7 @@ export function assemblePaymentFlow<R>(
     observer: settings.observer ?? {},
     onPaid: settings.onPaid,
     onError: settings.onError,
+    hooks: new HookRunner(settings.hooks as PaymentHooks | undefined, logger),
     now,
     publicUrl: settings.publicUrl,
     allowedHosts: settings.allowedHosts,
