@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { loadPlugins } from "../config/loadPlugins.js";
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -211,7 +212,12 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     const metricsText = cluster.isWorker
       ? (await import("./clusterMetrics.js")).clusterMetricsText
       : undefined;
-    gateway = createGateway(config, logger ? { logger, metricsText } : {});
+    // Loaded (and checked) by loadConfig already: this takes them from Node's module cache.
+    const { hooks } = await loadPlugins(config.plugins);
+    gateway = createGateway(config, {
+      ...(logger ? { logger, metricsText } : {}),
+      ...(hooks ? { paywallOverrides: { hooks } } : {}),
+    });
   } catch (error) {
     if (!(error instanceof X402OptionsError)) throw error;
     io.stderr.write(`invalid config ${args.config}:\n${error.problems.join("\n")}\n`);

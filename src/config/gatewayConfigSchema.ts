@@ -89,6 +89,14 @@ export const gatewayConfigSchema = paywallSettingsSchema
         "Authenticated operator endpoint, off by default: `POST {path}/revocations` revokes a refunded payer's recognition.",
     }),
     /**
+     * JavaScript modules (paths relative to this file) loaded at start-up whose exports are payment hooks
+     * (`onProtectedRequest`, `onBeforeVerify`, … as `hooks` in code, docs/hooks.md); run in the order listed.
+     */
+    plugins: z.array(z.string().min(1)).default([]).meta({
+      description:
+        "JavaScript modules (paths relative to this file) loaded at start-up whose exports are payment hooks (`onProtectedRequest`, `onBeforeVerify`, … as `hooks` in code, docs/hooks.md); run in the order listed.",
+    }),
+    /**
      * Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and
      * exposed.
      */

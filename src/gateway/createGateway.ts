@@ -110,6 +110,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cors,
     admin: adminSettings,
     facilitatorSupport: _facilitatorSupport,
+    plugins: _plugins,
     ...settings
   } = config;
   const trust = new ProxyTrust(trustProxy);
