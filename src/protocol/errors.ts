@@ -49,6 +49,10 @@ export const ERROR_CATALOGUE = {
     when: "the payment is for other terms (`details.field`, `expected`, `received`)",
   },
   payment_already_used: { status: 402, when: "the payment already paid for a response" },
+  extension_echo_mismatch: {
+    status: 402,
+    when: "the payment's `extensions` changes what the offer advertised for an extension (`details.extension`), as `@x402/core` checks the echo; the offer again; nothing reserved, verified or settled",
+  },
   verification_failed: {
     status: 402,
     when: "the facilitator found it invalid (`details.reason` is its reason)",

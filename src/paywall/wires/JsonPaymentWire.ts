@@ -6,6 +6,7 @@ import type { PricedRoute } from "../../pricing/RouteTable.js";
 import { GatewayError } from "../../protocol/errors.js";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../../protocol/schemas.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
+import { extensionEchoMismatch } from "../../protocol/extensionEchoMismatch.js";
 import { fitsSeveral, matchRequirements } from "../request/matchRequirements.js";
 import type { Offers } from "../responses/Offers.js";
 import { PlainOfferCache } from "../responses/PlainOfferCache.js";
@@ -180,6 +181,20 @@ export class JsonPaymentWire implements PaymentWire<
         "payment_mismatch",
         "the payment fits several of the options computed for this request: it must name exactly one",
         { details: { field: "accepted", expected: "exactly one option", received: "several" } },
+      );
+    }
+    // As the official: what the offer advertised, the payment's `extensions` may echo, not change (the
+    // sign-in challenge, not in the plain offer, is proven by SIGN-IN-WITH-X itself).
+    const echoes = payload.extensions !== undefined && Object.keys(payload.extensions).length > 0;
+    const offered = echoes
+      ? this.deps.offers.plain(exchange.route, exchange.resourceUrl, exchange.req, requirements).extensions
+      : undefined;
+    const extension = echoes ? extensionEchoMismatch(offered, payload.extensions) : undefined;
+    if (extension !== undefined) {
+      throw new GatewayError(
+        "extension_echo_mismatch",
+        `the payment's extensions.${extension} does not echo what the offer advertised`,
+        { details: { extension } },
       );
     }
     return { payload, requirements: matched.requirements };
