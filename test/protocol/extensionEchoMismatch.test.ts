@@ -87,12 +87,10 @@ describe("extensionEchoMismatch: the client's echo of the offer's extensions", (
         fc.oneof(
           fc.constant(offered),
           extensions,
-          fc
-            .tuple(key, info)
-            .map(([k, i]) => ({
-              ...offered,
-              [k]: value({ ...(offered[k] as { info?: object })?.info, ...i }),
-            })),
+          fc.tuple(key, info).map(([k, i]) => ({
+            ...offered,
+            [k]: value({ ...(offered[k] as { info?: object })?.info, ...i }),
+          })),
         ),
       ),
     );
