@@ -1,3 +1,4 @@
+import { decodeExtensionResponses, type ExtensionResponses } from "../protocol/decodeExtensionResponses.js";
 import type { z } from "zod/v4";
 import { GatewayError } from "../protocol/errors.js";
 import {
@@ -45,6 +46,8 @@ export interface HttpFacilitatorOptions {
   headers?: Record<string, string> | FacilitatorHeaders | undefined;
   /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent. */
   fetch?: typeof fetch | undefined;
+  /** Told what a `/verify` or `/settle` reply's `EXTENSION-RESPONSES` header says (diagnostics; must not throw). */
+  onExtensionResponses?: ((endpoint: "verify" | "settle", responses: ExtensionResponses) => void) | undefined;
 }
 
 type Endpoint = "verify" | "settle" | "supported" | "settlements";
@@ -226,6 +229,10 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
           retryAfterSeconds: retryAfter(response) ?? RETRY_AFTER_SECONDS,
         },
       );
+    }
+    if ((endpoint === "verify" || endpoint === "settle") && response.extensionResponses !== null) {
+      const responses = decodeExtensionResponses(response.extensionResponses);
+      if (responses !== undefined) this.options.onExtensionResponses?.(endpoint, responses);
     }
     return { response, reply: response.body };
   }

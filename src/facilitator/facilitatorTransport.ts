@@ -8,6 +8,8 @@ export interface FacilitatorReply {
   status: number;
   /** The reply's `Retry-After`, as sent. */
   retryAfter: string | null;
+  /** The reply's `EXTENSION-RESPONSES` (what the facilitator's extensions say, e.g. a Bazaar listing), as sent. */
+  extensionResponses: string | null;
   body: Buffer;
 }
 
@@ -39,7 +41,12 @@ export function fetchTransport(fetcher: typeof fetch): FacilitatorTransport {
       redirect: "error",
     });
     const reply = await readLimited(response, maxReplyBytes);
-    return { status: response.status, retryAfter: response.headers.get("retry-after"), body: reply };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      extensionResponses: response.headers.get("extension-responses"),
+      body: reply,
+    };
   };
 }
 
@@ -121,9 +128,11 @@ export function nodeHttpTransport(base: string): FacilitatorTransport {
           settled = true;
           clearTimeout(timer);
           const retryAfter = response.headers["retry-after"];
+          const extensionResponses = response.headers["extension-responses"];
           resolve({
             status,
             retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+            extensionResponses: typeof extensionResponses === "string" ? extensionResponses : null,
             body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total),
           });
         });
