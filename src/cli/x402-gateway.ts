@@ -101,6 +101,17 @@ async function checkConfig(argv: string[], io: CommandIo): Promise<number> {
     return 1;
   }
   for (const warning of sharing.warnings) io.stderr.write(`${file}: warning: ${warning}\n`);
+  // Loaded here only: the official validator brings heavy dependencies, and may not be installed at all.
+  const { officialBazaarCheck } = await import("./officialBazaarCheck.js");
+  const bazaar = await officialBazaarCheck(config as GatewayConfig);
+  if (!bazaar.available) {
+    io.stdout.write(
+      `${file}: note: ${bazaar.declarations} Bazaar declaration(s) checked by the gateway's own rules only; the official validator (@x402/extensions) is not installed (npm install --save-dev @x402/extensions to run it): ${bazaar.reason}\n`,
+    );
+  } else {
+    for (const warning of bazaar.warnings)
+      io.stderr.write(`${file}: warning: the official Bazaar validator (@x402/extensions): ${warning}\n`);
+  }
   io.stdout.write(`${file}: ok — ${describeConfig(config as GatewayConfig)}\n`);
   return 0;
 }
