@@ -331,6 +331,7 @@ function hookedSettings() {
   const { price, cbor: cborPrice } = base.routes["GET /quote"];
   const routes: Record<string, { price: typeof price; cbor: typeof cborPrice; settle?: "before" }> = {
     "GET /protected-grant": { price, cbor: cborPrice },
+    "GET /settle-skip": { price, cbor: cborPrice },
   };
   for (const { path } of HOOK_CASES)
     routes[`GET ${path}`] = {
@@ -379,6 +380,25 @@ describe.each(CBOR_TARGET_KINDS)("payment hooks on the money path through %s", (
         if (path === "/skip-handler") expect(JSON.parse(text)).toEqual({ refunded: true });
       },
     );
+
+    it("/settle-skip: onBeforeSettle's skip is the operator's settlement (JSON: served, marked spent, nothing moved here); a CBOR one needs the facilitator's receipt: 402, nothing served", async () => {
+      const header = await format.sign(`${target.url}/settle-skip`);
+      const before = await balances();
+      const settled = format.faults().settled;
+      const response = await fetch(`${target.url}/settle-skip`, { headers: format.headers(header) });
+      expect(await balances()).toEqual(before);
+      expect(format.faults().settled).toBe(settled);
+      if (format.name === "json") {
+        expect(response.status).toBe(200);
+        const again = await fetch(`${target.url}/settle-skip`, { headers: format.headers(header) });
+        expect(again.status).toBe(402);
+        expect(await format.code(again)).toBe("payment_already_used");
+      } else {
+        expect(response.status).toBe(402);
+        expect(await format.code(response)).toBe("settlement_failed");
+        expect(await response.text()).not.toContain('"path"');
+      }
+    });
 
     it("/protected-grant: onProtectedRequest's grantAccess serves without payment or offer, nothing moves", async () => {
       const before = await balances();
