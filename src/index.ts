@@ -33,6 +33,21 @@ export type {
 } from "./pricing/routeFunctions.js";
 export type { Logger } from "./common/Logger.js";
 export type { PaywallObserver, PaywallOutcome, PaywallRequestInfo } from "./paywall/flow/PaywallObserver.js";
+export type {
+  PaymentHooks,
+  HookRequest,
+  VerifyContext,
+  SettleContext,
+  HookVerifyResponse,
+  HookSettleResponse,
+  BeforeVerifyHook,
+  AfterVerifyHook,
+  OnVerifyFailureHook,
+  BeforeSettleHook,
+  AfterSettleHook,
+  OnSettleFailureHook,
+  ProtectedRequestHook,
+} from "./paywall/flow/PaymentHooks.js";
 export { HttpFacilitator, type HttpFacilitatorOptions } from "./facilitator/HttpFacilitator.js";
 export type { Facilitator } from "./facilitator/Facilitator.js";
 export { fromFacilitatorClient, type FacilitatorClient } from "./facilitator/fromFacilitatorClient.js";

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { loadPlugins } from "../config/loadPlugins.js";
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -100,6 +101,17 @@ async function checkConfig(argv: string[], io: CommandIo): Promise<number> {
     return 1;
   }
   for (const warning of sharing.warnings) io.stderr.write(`${file}: warning: ${warning}\n`);
+  // Loaded here only: the official validator brings heavy dependencies, and may not be installed at all.
+  const { officialBazaarCheck } = await import("./officialBazaarCheck.js");
+  const bazaar = await officialBazaarCheck(config as GatewayConfig);
+  if (!bazaar.available) {
+    io.stdout.write(
+      `${file}: note: ${bazaar.declarations} Bazaar declaration(s) checked by the gateway's own rules only; the official validator (@x402/extensions) is not installed (npm install --save-dev @x402/extensions to run it): ${bazaar.reason}\n`,
+    );
+  } else {
+    for (const warning of bazaar.warnings)
+      io.stderr.write(`${file}: warning: the official Bazaar validator (@x402/extensions): ${warning}\n`);
+  }
   io.stdout.write(`${file}: ok — ${describeConfig(config as GatewayConfig)}\n`);
   return 0;
 }
@@ -211,7 +223,12 @@ async function serve(argv: string[], io: CommandIo): Promise<number> {
     const metricsText = cluster.isWorker
       ? (await import("./clusterMetrics.js")).clusterMetricsText
       : undefined;
-    gateway = createGateway(config, logger ? { logger, metricsText } : {});
+    // Loaded (and checked) by loadConfig already: this takes them from Node's module cache.
+    const { hooks } = await loadPlugins(config.plugins);
+    gateway = createGateway(config, {
+      ...(logger ? { logger, metricsText } : {}),
+      ...(hooks ? { paywallOverrides: { hooks } } : {}),
+    });
   } catch (error) {
     if (!(error instanceof X402OptionsError)) throw error;
     io.stderr.write(`invalid config ${args.config}:\n${error.problems.join("\n")}\n`);

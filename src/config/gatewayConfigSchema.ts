@@ -98,6 +98,14 @@ export const gatewayConfigSchema = paywallSettingsSchema
         "The payer recorder, off by default: writes each paying payer to its recognized route's registry contract (`record_payer(payer)`) from an account of yours, through a durable queue. See docs/recognition.md.",
     }),
     /**
+     * JavaScript modules (paths relative to this file) loaded at start-up whose exports are payment hooks
+     * (`onProtectedRequest`, `onBeforeVerify`, … as `hooks` in code, docs/hooks.md); run in the order listed.
+     */
+    plugins: z.array(z.string().min(1)).default([]).meta({
+      description:
+        "JavaScript modules (paths relative to this file) loaded at start-up whose exports are payment hooks (`onProtectedRequest`, `onBeforeVerify`, … as `hooks` in code, docs/hooks.md); run in the order listed.",
+    }),
+    /**
      * Cross-origin access for browser apps that pay: preflights answered, payment headers allowed and
      * exposed.
      */

@@ -8,6 +8,7 @@ import { buildRouteTable } from "../pricing/buildRouteTable.js";
 import { ConfigError, type ConfigProblem } from "./ConfigError.js";
 import { gatewayConfigSchema, type GatewayConfig } from "./gatewayConfigSchema.js";
 import { interpolateEnv } from "./interpolateEnv.js";
+import { loadPlugins } from "./loadPlugins.js";
 import { keysAllowedAt } from "./keysAllowedAt.js";
 import { tlsFileProblems } from "./tlsFileProblems.js";
 import { routesAsTable } from "../pricing/routesAsTable.js";
@@ -80,6 +81,19 @@ export async function inspectConfig(
         file: resolve(base, recorder.keystore.file),
         passwordFile: resolve(base, recorder.keystore.passwordFile),
       };
+    }
+  }
+  if (config !== undefined && config.plugins.length > 0) {
+    const base = dirname(resolve(file));
+    config.plugins = config.plugins.map((plugin) => resolve(base, plugin));
+    for (const problem of (await loadPlugins(config.plugins)).problems) {
+      const path = ["plugins", problem.index];
+      inspection.problems.push({
+        file,
+        ...inspection.at(path),
+        path: formatPath(path),
+        message: problem.message,
+      });
     }
   }
   return { config, problems: inspection.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };

@@ -1,3 +1,4 @@
+import { decodeExtensionResponses, type ExtensionResponses } from "../protocol/decodeExtensionResponses.js";
 import type { z } from "zod/v4";
 import { GatewayError } from "../protocol/errors.js";
 import {
@@ -48,6 +49,8 @@ export interface HttpFacilitatorOptions {
   auth?: FacilitatorAuth | undefined;
   /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent (or, where there is none, the global `fetch`). */
   fetch?: typeof fetch | undefined;
+  /** Told what a `/verify` or `/settle` reply's `EXTENSION-RESPONSES` header says (diagnostics; must not throw). */
+  onExtensionResponses?: ((endpoint: "verify" | "settle", responses: ExtensionResponses) => void) | undefined;
 }
 
 type Endpoint = "verify" | "settle" | "supported" | "settlements";
@@ -245,6 +248,10 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
           retryAfterSeconds: retryAfter(response) ?? RETRY_AFTER_SECONDS,
         },
       );
+    }
+    if ((endpoint === "verify" || endpoint === "settle") && response.extensionResponses !== null) {
+      const responses = decodeExtensionResponses(response.extensionResponses);
+      if (responses !== undefined) this.options.onExtensionResponses?.(endpoint, responses);
     }
     return { response, reply: response.body };
   }

@@ -6,6 +6,8 @@ export interface FacilitatorReply {
   status: number;
   /** The reply's `Retry-After`, as sent. */
   retryAfter: string | null;
+  /** The reply's `EXTENSION-RESPONSES` (what the facilitator's extensions say, e.g. a Bazaar listing), as sent. */
+  extensionResponses: string | null;
   body: Uint8Array;
 }
 
@@ -37,7 +39,12 @@ export function fetchTransport(fetcher: typeof fetch): FacilitatorTransport {
       redirect: "error",
     });
     const reply = await readLimited(response, maxReplyBytes);
-    return { status: response.status, retryAfter: response.headers.get("retry-after"), body: reply };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      extensionResponses: response.headers.get("extension-responses"),
+      body: reply,
+    };
   };
 }
 

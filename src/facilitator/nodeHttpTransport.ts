@@ -92,9 +92,11 @@ export function nodeHttpTransport(base: string): FacilitatorTransport | undefine
           settled = true;
           clearTimeout(timer);
           const retryAfter = response.headers["retry-after"];
+          const extensionResponses = response.headers["extension-responses"];
           resolve({
             status,
             retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+            extensionResponses: typeof extensionResponses === "string" ? extensionResponses : null,
             body: chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks, total),
           });
         });

@@ -116,6 +116,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cors,
     admin: adminSettings,
     facilitatorSupport: _facilitatorSupport,
+    plugins: _plugins,
     ...settings
   } = config;
   const trust = new ProxyTrust(trustProxy);

@@ -50,6 +50,12 @@ export function createGatewayMetrics(): GatewayMetrics {
     labelNames: ["endpoint", "code"],
     registers: [registry],
   });
+  const extensionResponses = new Counter({
+    name: "x402_gateway_facilitator_extension_responses_total",
+    help: "What the facilitator's EXTENSION-RESPONSES said (e.g. a Bazaar listing's status), by endpoint, extension and status",
+    labelNames: ["endpoint", "extension", "status"],
+    registers: [registry],
+  });
   const held = new Histogram({
     name: "x402_gateway_held_response_bytes",
     help: "Size of responses held until settlement",
@@ -120,6 +126,13 @@ export function createGatewayMetrics(): GatewayMetrics {
       settleLatency: (ms, ok) => settle.observe({ ok: String(ok) }, ms / 1000),
       facilitatorError: (endpoint, code) => facilitatorErrors.inc({ endpoint, code }),
       heldBytes: (bytes) => held.observe(bytes),
+      // The facilitator names both: anything unusual is counted as "other", so it cannot grow the series.
+      extensionResponse: (endpoint, extension, status) =>
+        extensionResponses.inc({
+          endpoint,
+          extension: /^[a-z0-9][a-z0-9-]{0,39}$/i.test(extension) ? extension : "other",
+          status: /^[a-z0-9_-]{0,40}$/i.test(status) ? status : "other",
+        }),
       ledgerError: (operation) => ledgerErrors.inc({ operation }),
       ledgerWait: (operation, ms, acknowledged) => {
         ledgerWait.observe({ operation, acknowledged: String(acknowledged) }, ms / 1000);

@@ -6,19 +6,8 @@ import {
   type PaymentPayload,
 } from "../protocol/schemas.js";
 import { parseSvmTransaction } from "../protocol/svmTransaction.js";
+import { canonicalJson } from "../protocol/canonicalJson.js";
 import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
-
-/** Key order fixed, no whitespace: the same payload always hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
 
 /**
  * The identity one payment is known by in the ledger (docs/middleware.md, "Settlement"): for an EVM

@@ -57,6 +57,10 @@ export const ERROR_CATALOGUE = {
     status: 402,
     when: "`Authorization: Bearer` shows a pass token that is malformed, not signed by this gateway, for another scope, expired, used up or ended (`details.reason`); with the offer",
   },
+  extension_echo_mismatch: {
+    status: 402,
+    when: "the payment's `extensions` changes what the offer advertised for an extension (`details.extension`), as `@x402/core` checks the echo; the offer again; nothing reserved, verified or settled",
+  },
   verification_failed: {
     status: 402,
     when: "the facilitator found it invalid (`details.reason` is its reason)",
@@ -118,6 +122,10 @@ export const ERROR_CATALOGUE = {
     when: "the humanity claim's validity (`details.validUntil`) has passed",
   },
   tls_required: { status: 403, when: "plain HTTP where HTTPS is required" },
+  request_denied: {
+    status: 403,
+    when: "an `onProtectedRequest` hook (`hooks`, the gateway's `plugins`) refused the request with `{ abort: true, reason }` (`details.reason`); nothing was offered, verified or served",
+  },
   not_found: {
     status: 404,
     when: "gateway: no upstream serves the path, or nothing is served at that path under `admin.path`",
@@ -150,6 +158,10 @@ export const ERROR_CATALOGUE = {
   internal_error: {
     status: 500,
     when: "a bug, or a setup the paywall cannot work with (a ledger that cannot count delegation grants); logged",
+  },
+  hook_failed: {
+    status: 500,
+    when: "an `onProtectedRequest` hook threw or did not answer within 10 s (`details.hook`); nothing was offered, verified or served; what it threw is logged, never sent. Other hooks that fail are logged and skipped, as the official skips them",
   },
   route_function_failed: {
     status: 500,

@@ -51,6 +51,22 @@ describe("x402-gateway check-config", () => {
     expect(result.stdout).toMatch(/config\/gateway\.yaml: ok — 10 priced routes, 2 upstreams/);
   });
 
+  it("plugins: loaded relative to the file; one that is missing or exports no hook is reported at plugins[n]", async () => {
+    await writeFile(join(dir, "good.mjs"), "export function onAfterSettle() {}\n");
+    await writeFile(join(dir, "empty.mjs"), "export const notAHook = 1;\n");
+    const good = await configFile("plugins-ok.yaml", `${config(upstream.url)}plugins:\n  - ./good.mjs\n`);
+    const ok = await runCli(CLI, ["check-config", good]);
+    expect(ok.code).toBe(0);
+    const bad = await configFile(
+      "plugins-bad.yaml",
+      `${config(upstream.url)}plugins:\n  - ./good.mjs\n  - ./missing.mjs\n  - ./empty.mjs\n`,
+    );
+    const result = await runCli(CLI, ["check-config", bad]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/plugins\[1\]: cannot load the plugin .*missing\.mjs/);
+    expect(result.stderr).toMatch(/plugins\[2\]: .*empty\.mjs: exports no hook/);
+  });
+
   it("bad YAML: exit 1 with the file and line", async () => {
     const file = await configFile("syntax.yaml", "listen:\n  port: [1, 2\nroutes: {}\n");
     const result = await runCli(CLI, ["check-config", file]);

@@ -1,4 +1,5 @@
 import { request as httpRequest } from "node:http";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCborFacilitator, type RunningCborFacilitator } from "../../src/dev/startCborFacilitator.js";
 import { startLocalStack, type LocalStack } from "../../src/dev/startLocalStack.js";
@@ -326,6 +327,112 @@ describe.each(CBOR_TARGET_KINDS)("the money path through %s", (kind) => {
       expect(await balances()).toEqual(before);
       expect(format.faults().settled).toBe(settled);
       expect(target.served("/upload")).toBe(0);
+    });
+  });
+});
+
+/** Every hook path (test/fixtures/plugins/pathHooks.mjs acts on the path it is called for). */
+const HOOK_PLUGIN = fileURLToPath(new URL("../fixtures/plugins/pathHooks.mjs", import.meta.url));
+const HOOK_CASES = [
+  { path: "/protected-deny", status: 403, code: "request_denied", served: 0, paid: false },
+  { path: "/protected-throws", status: 500, code: "hook_failed", served: 0, paid: false },
+  { path: "/verify-abort", status: 402, code: "verification_failed", served: 0, paid: false },
+  { path: "/after-verify-abort", status: 402, code: "verification_failed", served: 0, paid: false },
+  // Settle-after: the handler ran, its answer is dropped.
+  { path: "/settle-abort", status: 402, code: "settlement_failed", served: 1, paid: false },
+  { path: "/settle-abort-before", status: 402, code: "settlement_failed", served: 0, paid: false },
+  // A hook that throws is logged and skipped, as the official skips it: paid once, served once.
+  { path: "/verify-throws", status: 200, code: null, served: 1, paid: true },
+  { path: "/settle-throws", status: 200, code: null, served: 1, paid: true },
+  // onAfterVerify's skipHandler: settled, answered with the hook's body, the handler never runs.
+  { path: "/skip-handler", status: 200, code: null, served: 0, paid: true },
+];
+
+function hookedSettings() {
+  const base = settings();
+  const { price, cbor: cborPrice } = base.routes["GET /quote"];
+  const routes: Record<string, { price: typeof price; cbor: typeof cborPrice; settle?: "before" }> = {
+    "GET /protected-grant": { price, cbor: cborPrice },
+    "GET /settle-skip": { price, cbor: cborPrice },
+  };
+  for (const { path } of HOOK_CASES)
+    routes[`GET ${path}`] = {
+      price,
+      cbor: cborPrice,
+      ...(path.endsWith("-before") ? { settle: "before" } : {}),
+    };
+  return { ...base, routes };
+}
+
+describe.each(CBOR_TARGET_KINDS)("payment hooks on the money path through %s", (kind) => {
+  describe.each([json, cbor])("$name payments", (format) => {
+    let target: CborTarget;
+    beforeAll(async () => {
+      target = await startCborTarget(kind, hookedSettings(), Date.now, HOOK_PLUGIN);
+    });
+    afterAll(async () => target?.stop());
+    const balances = async () => ({ payer: await format.payer(), payee: await format.payee() });
+
+    it.each(HOOK_CASES)(
+      "$path: $status $code; paid: $paid, handler runs $served time(s); nothing of a failing hook leaks",
+      async ({ path, status, code, served, paid }) => {
+        Object.assign(format.faults(), { verifyDelayMs: 0, settleMode: "forward", settleDelayMs: 0 });
+        // Refused before any offer: paid with one made for another route (what a client holding one would send).
+        const offered = path.startsWith("/protected-") ? "/verify-throws" : path;
+        const header = await format.sign(`${target.url}${offered}`);
+        const before = await balances();
+        const settled = format.faults().settled;
+        const response = await fetch(`${target.url}${path}`, { headers: format.headers(header) });
+        const text = await response.clone().text();
+        expect(response.status).toBe(status);
+        if (code !== null) expect(await format.code(response)).toBe(code);
+        expect(text).not.toContain("secret");
+        expect(target.served(path)).toBe(served);
+        const after = await balances();
+        if (paid) {
+          expect(format.receiptOk(response.headers.get("payment-response"))).toBe(true);
+          expect(before.payer - after.payer).toBe(PRICE);
+          expect(after.payee - before.payee).toBe(PRICE);
+          expect(format.faults().settled - settled).toBe(1);
+        } else {
+          expect(after).toEqual(before);
+          expect(format.faults().settled).toBe(settled);
+          expect(text).not.toContain(`"path":"${path}"`);
+        }
+        if (path === "/skip-handler") expect(JSON.parse(text)).toEqual({ refunded: true });
+      },
+    );
+
+    it("/settle-skip: onBeforeSettle's skip is the operator's settlement (JSON: served, marked spent, nothing moved here); a CBOR one needs the facilitator's receipt: 402, nothing served", async () => {
+      const header = await format.sign(`${target.url}/settle-skip`);
+      const before = await balances();
+      const settled = format.faults().settled;
+      const response = await fetch(`${target.url}/settle-skip`, { headers: format.headers(header) });
+      expect(await balances()).toEqual(before);
+      expect(format.faults().settled).toBe(settled);
+      if (format.name === "json") {
+        expect(response.status).toBe(200);
+        const again = await fetch(`${target.url}/settle-skip`, { headers: format.headers(header) });
+        expect(again.status).toBe(402);
+        expect(await format.code(again)).toBe("payment_already_used");
+      } else {
+        expect(response.status).toBe(402);
+        expect(await format.code(response)).toBe("settlement_failed");
+        expect(await response.text()).not.toContain('"path"');
+      }
+    });
+
+    it("/protected-grant: onProtectedRequest's grantAccess serves without payment or offer, nothing moves", async () => {
+      const before = await balances();
+      const settled = format.faults().settled;
+      const response = await fetch(`${target.url}/protected-grant`, {
+        headers: format.name === "cbor" ? { accept: CBOR } : {},
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("payment-required")).toBeNull();
+      expect(target.served("/protected-grant")).toBeGreaterThan(0);
+      expect(await balances()).toEqual(before);
+      expect(format.faults().settled).toBe(settled);
     });
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { loadPlugins } from "../../src/config/loadPlugins.js";
 import { gatewayConfigSchema } from "../../src/config/gatewayConfigSchema.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { x402, x402Node, type X402Options } from "../../src/index.js";
@@ -45,17 +46,24 @@ export const CBOR_TARGET_KINDS: CborTargetKind[] = [
   "x402Fastify",
 ];
 
-export function startCborTarget(
+/**
+ * `plugin`: a hooks module (absolute path): the middleware is given its exports as `hooks`, the gateway
+ * names it in `plugins:` and loads it as `serve` does.
+ */
+export async function startCborTarget(
   kind: CborTargetKind,
   settings: CborTargetSettings,
   now: () => number,
+  plugin?: string,
 ): Promise<CborTarget> {
-  return kind === "x402-gateway serve" ? viaGateway(settings, now) : viaMiddleware(kind, settings, now);
+  if (kind === "x402-gateway serve") return viaGateway(settings, now, plugin);
+  const hooks = plugin === undefined ? undefined : (await loadPlugins([plugin])).hooks;
+  return viaMiddleware(kind, hooks ? { ...settings, hooks } : settings, now);
 }
 
 async function viaMiddleware(
   adapter: Exclude<CborTargetKind, "x402-gateway serve">,
-  settings: CborTargetSettings,
+  settings: CborTargetSettings & Pick<X402Options, "hooks">,
   now: () => number,
 ): Promise<CborTarget> {
   const seen: Array<{ path: string; method: string; contentType: string | undefined; bodyBytes: number }> =
@@ -94,15 +102,24 @@ async function viaMiddleware(
   };
 }
 
-async function viaGateway(settings: CborTargetSettings, now: () => number): Promise<CborTarget> {
+async function viaGateway(
+  settings: CborTargetSettings,
+  now: () => number,
+  plugin: string | undefined,
+): Promise<CborTarget> {
   const upstream: TestUpstream & { release(): void } = await startUpstream();
   const config = gatewayConfigSchema.parse({
     listen: { host: "127.0.0.1", port: 0 },
     ...settings,
     upstreams: [{ url: upstream.url }],
     logging: { level: "silent" },
+    plugins: plugin === undefined ? [] : [plugin],
   });
-  const gateway: RunningGateway = await createGateway(config, { paywallOverrides: { now } }).listen();
+  const { hooks, problems } = await loadPlugins(config.plugins);
+  if (problems.length > 0) throw new Error(problems.map((problem) => problem.message).join("; "));
+  const gateway: RunningGateway = await createGateway(config, {
+    paywallOverrides: { now, ...(hooks ? { hooks } : {}) },
+  }).listen();
   const onPath = (path: string) => upstream.seen.filter((entry) => entry.url.split("?")[0] === path);
   return {
     url: gateway.url,

@@ -32,6 +32,8 @@ export interface FacilitatorDouble {
     [field: string]: unknown;
   };
   kinds: Array<{ x402Version: number; scheme: string; network: string }>;
+  /** Extra headers on every answer (e.g. `EXTENSION-RESPONSES`). */
+  replyHeaders: Record<string, string>;
   count(endpoint: FacilitatorCall["endpoint"]): number;
   close(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export async function startFacilitatorDouble(): Promise<FacilitatorDouble> {
       { x402Version: 2, scheme: "exact", network: "eip155:84532" },
       { x402Version: 2, scheme: "exact", network: "eip155:8453" },
     ],
+    replyHeaders: {},
     count: (endpoint) => double.calls.filter((call) => call.endpoint === endpoint).length,
     close: async () => {
       hanging.forEach((finish) => finish());
@@ -67,7 +70,7 @@ export async function startFacilitatorDouble(): Promise<FacilitatorDouble> {
     const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as unknown) : undefined;
     double.calls.push({ endpoint, body, headers: req.headers });
     const send = (status: number, payload: string) => {
-      res.writeHead(status, { "content-type": "application/json" });
+      res.writeHead(status, { "content-type": "application/json", ...double.replyHeaders });
       res.end(payload);
     };
     switch (double.endpointModes[endpoint] ?? double.mode) {

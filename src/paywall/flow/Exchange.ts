@@ -9,6 +9,7 @@ import type { Offer } from "../responses/respond.js";
 import type { PaymentWire } from "../wires/PaymentWire.js";
 import type { RequestFacts } from "../request/RequestFacts.js";
 import type { ResponsePort } from "../responses/ResponsePort.js";
+import type { VerifyContext } from "./PaymentHooks.js";
 
 /** One priced request on its way through the payment flow. */
 export interface Exchange {
@@ -16,6 +17,8 @@ export interface Exchange {
   /** The response: the flow answers on it, or holds what the handler answers on it. */
   res: ResponsePort;
   route: PricedRoute;
+  /** The priced path (no query). */
+  path: string;
   info: PaywallRequestInfo;
   /** The URL offers name (`resource.url`) and sign-in proofs must be for. */
   resourceUrl: string;
@@ -29,6 +32,14 @@ export interface Exchange {
   gone: () => boolean;
   /** The payment format this request is answered in (base64 JSON until the client chose CBOR). */
   wire: PaymentWire;
+  /** What the verify and settle hooks see, once the payment is checked. */
+  hookContext?: VerifyContext | undefined;
+}
+
+/** The exchange's hook context (set once its payment is checked). */
+export function hookContextOf(exchange: Exchange): VerifyContext {
+  if (exchange.hookContext === undefined) throw new Error("the payment's hook context was not built");
+  return exchange.hookContext;
 }
 
 /** Hand the request on to the handler (or upstream) the flow guards. */

@@ -30,6 +30,7 @@ import { Settlements } from "./Settlements.js";
 import type { StartupChecks } from "../setup/StartupChecks.js";
 import { IdempotentRetries } from "./IdempotentRetries.js";
 import type { Passes } from "../passes/Passes.js";
+import type { HookRunner } from "./HookRunner.js";
 
 /** Everything the per-request flow depends on: interfaces, never implementations. */
 export interface PaymentFlowDeps {
@@ -68,6 +69,8 @@ export interface PaymentFlowDeps {
   startup?: StartupChecks | undefined;
   /** Passes, when some route sells them (docs/passes.md). */
   passes?: Passes | undefined;
+  /** The user's lifecycle hooks (`hooks`, the gateway's `plugins`). */
+  hooks: HookRunner;
 }
 
 /**
@@ -158,6 +161,7 @@ export class PaymentFlow {
       req,
       res,
       route,
+      path,
       info,
       resourceUrl,
       offer: () => this.offers.offer(req, route, resourceUrl, exchange.requirements ?? []),
@@ -188,7 +192,9 @@ export class PaymentFlow {
     const format = wire === undefined || wire === this.json ? undefined : wire.label;
     // What a route function threw or returned is the operator's to read, never the client's.
     const err =
-      error.code === "route_function_failed" || error.code === "route_function_invalid"
+      error.code === "route_function_failed" ||
+      error.code === "route_function_invalid" ||
+      error.code === "hook_failed"
         ? error.cause
         : undefined;
     this.deps.logger[level](

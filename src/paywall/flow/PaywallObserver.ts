@@ -1,6 +1,6 @@
 /** How a priced request ended, for metrics and logs. */
 export type PaywallOutcome =
-  "free" | "offered" | "paid" | "recognized" | "pass" | "rejected" | "upstream_failed";
+  "free" | "offered" | "paid" | "recognized" | "pass" | "granted" | "rejected" | "upstream_failed";
 
 import type { RecognitionObserver } from "../../recognition/RecognitionCache.js";
 import type { RevocationObserver } from "../../recognition/RevokedPayers.js";
@@ -15,6 +15,8 @@ export interface PaywallObserver extends RecognitionObserver, RevocationObserver
   settleLatency?(ms: number, ok: boolean): void;
   facilitatorError?(endpoint: "verify" | "settle" | "supported", code: string): void;
   heldBytes?(bytes: number): void;
+  /** A facilitator's `EXTENSION-RESPONSES` named an extension (e.g. `bazaar`) with this `status` (`""` if none). */
+  extensionResponse?(endpoint: "verify" | "settle", extension: string, status: string): void;
   /** The payment ledger failed an operation (reserve, charge → 503 ledger_unavailable; release/spend are logged). */
   ledgerError?(operation: "reserve" | "charge" | "release" | "spend"): void;
   /**

@@ -57,6 +57,20 @@ export class PricedRequests {
     }
     const format = negotiatePaymentFormat(req.headers["content-type"]);
     if (!format.ok) throw unsupportedPaymentFormat(format.mediaType);
+    // The official decides here, before any offer: let in without payment, or refuse.
+    const decided = await this.deps.hooks.protectedRequest(
+      this.deps.hooks.request(req, route, exchange.path, headerOf(req, PAYMENT_SIGNATURE)),
+      route,
+    );
+    if (decided?.kind === "grant") {
+      Object.assign(info, { outcome: "granted" });
+      this.deps.observer.outcome?.(route.key, "granted");
+      this.deps.logger.info({ route: route.key }, "onProtectedRequest let the request in without payment");
+      return next();
+    }
+    if (decided?.kind === "deny") {
+      throw new GatewayError("request_denied", decided.reason, { details: { reason: decided.reason } });
+    }
     const passes = this.deps.passes?.sells(route) ? this.deps.passes : undefined;
     if (passes && (await passes.admit(req, route, headerOf(req, PAYMENT_SIGNATURE) !== undefined)))
       return servedOnPass(this.deps, exchange, next);
@@ -119,14 +133,20 @@ export class PricedRequests {
     if (pending) return this.retryPending(exchange, pending, header, next);
     const checking = wire.check(exchange, decoded);
     const checked = checking instanceof Promise ? await checking : checking;
-    const verified = await verifyPayment(this.deps, wire, checked, id, header);
+    exchange.hookContext = {
+      ...wire.hookView(checked),
+      declaredExtensions: route.config.extensions ?? {},
+      transportContext: { request: this.deps.hooks.request(req, route, exchange.path, header) },
+    };
+    const verified = await verifyPayment(this.deps, wire, checked, id, header, exchange.hookContext);
     // Nobody to serve: neither run the handler nor settle, and free the payment for a retry now.
     if (exchange.gone()) return this.abandon(exchange, verified, "during verification");
     wire.beforeServing?.(exchange);
+    if (verified.skipHandler !== undefined) return this.answerForHandler(exchange, wire, verified);
     if (route.settle === "before") {
       let receipt: unknown;
       try {
-        receipt = await this.settlements.settle(exchange, wire, verified);
+        receipt = await this.settlements.settle(exchange, wire, verified, "before-handler");
       } catch (error) {
         if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, wire, verified, undefined);
         throw error;
@@ -199,7 +219,7 @@ export class PricedRequests {
     if (metered.kind === "nothing") return serveUnused(this.deps, exchange, wire, verified, held);
     const charged = metered.verified;
     try {
-      const receipt = await this.settlements.settle(exchange, wire, charged);
+      const receipt = await this.settlements.settle(exchange, wire, charged, "after-handler");
       await this.markPaid(exchange, wire, charged, receipt);
       if (retryId !== undefined)
         await this.retries.keep(route, retryId, charged.id, held.snapshot(), receipt);
@@ -210,6 +230,35 @@ export class PricedRequests {
       held.discard();
       throw error;
     }
+  }
+
+  /**
+   * An `onAfterVerify` hook's `skipHandler`: settle, then answer 200 with its body (the official's
+   * `processSkipHandlerSettlement`); the handler never runs.
+   */
+  private async answerForHandler(exchange: Exchange, wire: PaymentWire, verified: Verified): Promise<void> {
+    const { res, route } = exchange;
+    const { contentType = "application/json", body = {} } = verified.skipHandler ?? {};
+    const bytes =
+      body instanceof Uint8Array
+        ? body
+        : new TextEncoder().encode(typeof body === "string" ? body : JSON.stringify(body));
+    const answer = {
+      status: 200,
+      headers: { "content-type": contentType, "cache-control": "private" },
+      body: bytes,
+    };
+    let receipt: unknown;
+    try {
+      receipt = await this.settlements.settle(exchange, wire, verified, "after-handler");
+    } catch (error) {
+      if (error instanceof SettlementUnknownError) this.unknown.keep(route.key, wire, verified, answer);
+      throw error;
+    }
+    res.statusCode = answer.status;
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    wire.markPaid(res, receipt);
+    res.end(bytes);
   }
 
   private async abandon(exchange: Exchange, verified: Verified, when: string): Promise<void> {

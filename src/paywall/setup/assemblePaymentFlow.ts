@@ -1,3 +1,6 @@
+import { HookRunner } from "../flow/HookRunner.js";
+import { reportExtensionResponses } from "./reportExtensionResponses.js";
+import type { PaymentHooks } from "../flow/PaymentHooks.js";
 import { describeIssues } from "../../protocol/describeIssues.js";
 import { HttpFacilitator } from "../../facilitator/HttpFacilitator.js";
 import type { Facilitator } from "../../facilitator/Facilitator.js";
@@ -137,6 +140,7 @@ export function assemblePaymentFlow<R>(
     observer,
     onPaid: settings.onPaid,
     onError: settings.onError,
+    hooks: new HookRunner(settings.hooks as PaymentHooks | undefined, logger),
     now,
     publicUrl: settings.publicUrl,
     allowedHosts: settings.allowedHosts,
@@ -361,7 +365,13 @@ function buildCborWire(
   const cborSettings = settings.cbor?.facilitator;
   const facilitator =
     settings.cborFacilitator ??
-    (cborSettings ? new HttpFacilitator({ ...cborSettings, fetch: settings.fetch }) : deps.facilitator);
+    (cborSettings
+      ? new HttpFacilitator({
+          ...cborSettings,
+          fetch: settings.fetch,
+          onExtensionResponses: reportExtensionResponses(settings.logger ?? silentLogger, settings.observer),
+        })
+      : deps.facilitator);
   if (!isCborFacilitator(facilitator)) {
     throw new X402OptionsError([
       "cbor: routes offer application/x402+cbor but the facilitator instance has no verifyCbor/settleCbor: set cbor.facilitator or cborFacilitator",

@@ -5,6 +5,8 @@ import { RoutedFacilitator, servesOption } from "../../facilitator/RoutedFacilit
 import type { PricedRoute } from "../../pricing/RouteTable.js";
 import type { ResolvedX402Options } from "./options.js";
 import { X402OptionsError } from "./X402OptionsError.js";
+import { reportExtensionResponses } from "./reportExtensionResponses.js";
+import { silentLogger } from "../../common/Logger.js";
 
 /** Whether the facilitator supports each route's payment options, read from its `/supported`. */
 export interface SupportReport {
@@ -18,10 +20,14 @@ export interface SupportReport {
 export function buildFacilitator(settings: ResolvedX402Options, routes: readonly PricedRoute[]): Facilitator {
   if (isFacilitator(settings.facilitator)) return settings.facilitator;
   if (isFacilitatorClient(settings.facilitator)) return fromFacilitatorClient(settings.facilitator);
+  const common = {
+    fetch: settings.fetch,
+    onExtensionResponses: reportExtensionResponses(settings.logger ?? silentLogger, settings.observer),
+  };
   if (!Array.isArray(settings.facilitator))
-    return new HttpFacilitator({ ...settings.facilitator, fetch: settings.fetch });
+    return new HttpFacilitator({ ...settings.facilitator, ...common });
   const list = settings.facilitator.map(({ networks, schemes, ...http }) => ({
-    facilitator: new HttpFacilitator({ ...http, fetch: settings.fetch }),
+    facilitator: new HttpFacilitator({ ...http, ...common }),
     networks,
     schemes,
     name: http.url,

@@ -5,6 +5,7 @@ import { isPaymentLedger, type PaymentLedger } from "../../ledger/PaymentLedger.
 import { isFacilitatorClient, type FacilitatorClient } from "../../facilitator/fromFacilitatorClient.js";
 import type { SignInGate } from "../../recognition/SignInGate.js";
 import type { PaywallObserver } from "../flow/PaywallObserver.js";
+import { hooksProblems, type PaymentHooks } from "../flow/PaymentHooks.js";
 import type { Logger } from "../../common/Logger.js";
 import type { SettlementChecker } from "../../facilitator/SettlementChecker.js";
 import { codeRouteSchema, type RouteInput } from "../../pricing/routeSettings.js";
@@ -160,6 +161,20 @@ export const x402OptionsSchema = paywallSettingsSchema
     onError: fn<(event: ErrorEvent) => void>("onError").optional().meta({
       description: "Called for each rejected or failed request with `{ error, code, route }`.",
     }),
+    /**
+     * Lifecycle hooks with the official `x402ResourceServer` semantics: `onProtectedRequest`,
+     * `onBeforeVerify`, `onAfterVerify`, `onVerifyFailure`, `onBeforeSettle`, `onAfterSettle`,
+     * `onSettleFailure` (each a function or a list), for both payment formats (docs/hooks.md).
+     */
+    hooks: z
+      .custom<PaymentHooks>((value) => hooksProblems(value).length === 0, {
+        error: "expected { onBeforeVerify?, onAfterVerify?, … }: each a function or a list of functions",
+      })
+      .optional()
+      .meta({
+        description:
+          "Lifecycle hooks with the official `x402ResourceServer` semantics: `onProtectedRequest`, `onBeforeVerify`, `onAfterVerify`, `onVerifyFailure`, `onBeforeSettle`, `onAfterSettle`, `onSettleFailure` (each a function or a list), for both payment formats (docs/hooks.md).",
+      }),
     /**
      * Metrics callbacks: `outcome`, `verifyLatency`, `settleLatency`, `facilitatorError`, `heldBytes`, and
      * the recognition cache's `lookup`, `rpcCall`, `staleServed`.

@@ -34,7 +34,15 @@ import type { PaidEvent } from "../setup/options.js";
 import type { PaywallObserver } from "../flow/PaywallObserver.js";
 import { addVary, sendError } from "../responses/respond.js";
 import type { Exchange } from "../flow/Exchange.js";
-import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
+import type {
+  PaymentWire,
+  Verified,
+  WireHookView,
+  WireSettlement,
+  WireSettlementCheck,
+} from "./PaymentWire.js";
+import type { HookSettleResponse, HookVerifyResponse } from "../flow/PaymentHooks.js";
+import type { SettleResponse } from "../../protocol/schemas.js";
 
 export interface CborPaymentWireDeps {
   facilitator: CborFacilitator;
@@ -173,22 +181,22 @@ export class CborPaymentWire implements PaymentWire<
     return { ...decoded, issued: match.issued, delegation, maskDocument: offer.revelationMaskDocument };
   }
 
-  async verify(
-    checked: CheckedCborPayment,
-    id: string,
-  ): Promise<{ payment: VerifiedCborPayment; payer: string }> {
-    // The ledger refunds the grants with the reservation when the flow releases it.
+  /** The ledger refunds the grants with the reservation when the flow releases it. */
+  async charge(checked: CheckedCborPayment, id: string): Promise<void> {
     await chargeGrantsOrRefuse(this.deps, id, checked.delegation, checked.intent.quantity.amount);
+  }
+
+  async askVerify(checked: CheckedCborPayment): Promise<HookVerifyResponse> {
     const verdict = await this.deps.facilitator.verifyCbor(facilitatorRequest(checked));
-    if (!verdict.isValid) {
-      throw new GatewayError(
-        "verification_failed",
-        `the facilitator rejected the payment: ${verdict.invalidReason}`,
-        {
-          details: { reason: verdict.invalidReason },
-        },
-      );
-    }
+    return verdict.isValid
+      ? { isValid: true, payer: verdict.payer }
+      : { isValid: false, invalidReason: verdict.invalidReason };
+  }
+
+  admit(
+    checked: CheckedCborPayment,
+    verdict: HookVerifyResponse,
+  ): { payment: VerifiedCborPayment; payer: string } {
     // Through a chain, the root pays: the agent only signs on its behalf.
     const { delegation } = checked;
     const { subject, signer } = checked.intent;
@@ -201,6 +209,46 @@ export class CborPaymentWire implements PaymentWire<
     const payer = delegation ? payerIdOf(delegation.root) : (verdict.payer ?? known);
     const delegate = delegation && known;
     return { payment: { ...checked, payer, delegate }, payer };
+  }
+
+  hookView(checked: CheckedCborPayment): WireHookView {
+    const { quantity, object, subject, signer } = checked.intent;
+    return {
+      format: "x402+cbor",
+      cbor: {
+        amount: quantity.amount.toString(),
+        currency: quantity.currency,
+        merchant: object,
+        payer: subject === undefined ? undefined : payerIdOfClaim({ subject, signer }),
+      },
+    };
+  }
+
+  /** Only the facilitator's signed receipt proves a CBOR settlement: a hook's result must carry one of this intent. */
+  hookSettlement(payment: VerifiedCborPayment, result: HookSettleResponse): WireSettlement<Uint8Array> {
+    const { receipt } = result;
+    if (result.success && receipt instanceof Uint8Array && receiptMismatchOf(payment, receipt) === undefined)
+      return { ok: true, receipt };
+    const reason = result.success ? "hook_result_without_receipt" : (result.errorReason ?? "hook_failure");
+    return {
+      ok: false,
+      error: new GatewayError("settlement_failed", `settlement failed: ${reason}`, { details: { reason } }),
+    };
+  }
+
+  settlementRefused(_payment: VerifiedCborPayment, reason: string, message?: string): GatewayError {
+    return new GatewayError("settlement_failed", `settlement failed: ${reason}`, {
+      details: { reason, ...(message === undefined ? {} : { reasonMessage: message }) },
+    });
+  }
+
+  settleResponseOf(payment: VerifiedCborPayment, receipt: Uint8Array): SettleResponse {
+    return {
+      success: true,
+      transaction: receiptTransaction(receipt),
+      network: "x402+cbor",
+      payer: payment.payer,
+    };
   }
 
   async settle(payment: VerifiedCborPayment): Promise<WireSettlement<Uint8Array>> {
@@ -277,7 +325,7 @@ export class CborPaymentWire implements PaymentWire<
       network: "x402+cbor",
       payTo: verified.payment.intent.object,
       route: route.key,
-      transaction: `receipt:${sha256Hex(receipt)}`,
+      transaction: receiptTransaction(receipt),
       ...(delegate === undefined ? {} : { delegate }),
     };
   }
@@ -342,6 +390,11 @@ function facilitatorRequest(payment: CheckedCborPayment): CborFacilitatorRequest
 function receiptMismatchOf(payment: CheckedCborPayment, receipt: Uint8Array): string | undefined {
   const mismatch = receiptMismatch(receipt, payment.intentDigest, payment.intent.quantity);
   return mismatch === undefined ? undefined : `is not this payment's: ${mismatch}`;
+}
+
+/** How paid events and hooks name a CBOR settlement: the digest of its receipt. */
+function receiptTransaction(receipt: Uint8Array): string {
+  return `receipt:${sha256Hex(receipt)}`;
 }
 
 function cborOffer(route: PricedRoute) {

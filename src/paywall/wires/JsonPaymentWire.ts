@@ -6,6 +6,7 @@ import type { PricedRoute } from "../../pricing/RouteTable.js";
 import { GatewayError } from "../../protocol/errors.js";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "../../protocol/schemas.js";
 import { decodePaymentHeader } from "./decodePaymentHeader.js";
+import { extensionEchoMismatch } from "../../protocol/extensionEchoMismatch.js";
 import { fitsSeveral, matchRequirements } from "../request/matchRequirements.js";
 import type { Offers } from "../responses/Offers.js";
 import { PlainOfferCache } from "../responses/PlainOfferCache.js";
@@ -30,7 +31,14 @@ import {
   type EncodedBody,
 } from "../responses/customResponseBody.js";
 import { routeRequestContext } from "../request/routeRequestContext.js";
-import type { PaymentWire, Verified, WireSettlement, WireSettlementCheck } from "./PaymentWire.js";
+import type {
+  PaymentWire,
+  Verified,
+  WireHookView,
+  WireSettlement,
+  WireSettlementCheck,
+} from "./PaymentWire.js";
+import type { HookSettleResponse, HookVerifyResponse } from "../flow/PaymentHooks.js";
 
 /** The error every plain offer carries: always the same, so built once (an Error captures a stack trace). */
 const PAYMENT_REQUIRED_ERROR = new GatewayError(
@@ -175,26 +183,55 @@ export class JsonPaymentWire implements PaymentWire<
         { details: { field: "accepted", expected: "exactly one option", received: "several" } },
       );
     }
+    // As the official: what the offer advertised, the payment's `extensions` may echo, not change (the
+    // sign-in challenge, not in the plain offer, is proven by SIGN-IN-WITH-X itself).
+    const echoes = payload.extensions !== undefined && Object.keys(payload.extensions).length > 0;
+    const offered = echoes
+      ? this.deps.offers.plain(exchange.route, exchange.resourceUrl, exchange.req, requirements).extensions
+      : undefined;
+    const extension = echoes ? extensionEchoMismatch(offered, payload.extensions) : undefined;
+    if (extension !== undefined) {
+      throw new GatewayError(
+        "extension_echo_mismatch",
+        `the payment's extensions.${extension} does not echo what the offer advertised`,
+        { details: { extension } },
+      );
+    }
     return { payload, requirements: matched.requirements };
   }
 
-  async verify(checked: JsonPayment): Promise<{ payment: VerifiedJsonPayment; payer: string }> {
-    const verdict = await this.deps.facilitator.verify(checked.payload, checked.requirements);
-    if (!verdict.isValid) {
-      throw new GatewayError(
-        "verification_failed",
-        `the facilitator rejected the payment: ${verdict.invalidReason}`,
-        {
-          details: {
-            reason: verdict.invalidReason,
-            reasonMessage: verdict.invalidMessage,
-            payer: verdict.payer,
-          },
-        },
-      );
-    }
+  askVerify(checked: JsonPayment): Promise<HookVerifyResponse> {
+    return this.deps.facilitator.verify(checked.payload, checked.requirements);
+  }
+
+  admit(checked: JsonPayment, verdict: HookVerifyResponse): { payment: VerifiedJsonPayment; payer: string } {
     const payer = verdict.payer ?? payerOf(checked.payload);
     return { payment: { ...checked, payer }, payer };
+  }
+
+  hookView(checked: JsonPayment): WireHookView {
+    return { format: "x402", paymentPayload: checked.payload, requirements: checked.requirements };
+  }
+
+  hookSettlement(_payment: VerifiedJsonPayment, result: HookSettleResponse): WireSettlement<SettleResponse> {
+    const { receipt: _receipt, ...settlement } = result;
+    if (settlement.success === true) return { ok: true, receipt: settlement };
+    return { ok: false, error: new SettlementFailedError(settlement) };
+  }
+
+  settlementRefused(payment: VerifiedJsonPayment, reason: string, message?: string): GatewayError {
+    const { network } = payment.requirements;
+    return new SettlementFailedError({
+      success: false,
+      errorReason: reason,
+      ...(message === undefined ? {} : { errorMessage: message }),
+      transaction: "",
+      network,
+    });
+  }
+
+  settleResponseOf(_payment: VerifiedJsonPayment, receipt: SettleResponse): SettleResponse {
+    return receipt;
   }
 
   async settle(payment: VerifiedJsonPayment): Promise<WireSettlement<SettleResponse>> {

@@ -3,6 +3,11 @@ import type { PricedRoute } from "../../pricing/RouteTable.js";
 import type { GatewayError } from "../../protocol/errors.js";
 import type { PaidEvent } from "../setup/options.js";
 import type { Exchange } from "../flow/Exchange.js";
+import type { SettleResponse } from "../../protocol/schemas.js";
+import type { HookSettleResponse, HookVerifyResponse, VerifyContext } from "../flow/PaymentHooks.js";
+
+/** What hooks see of a payment in this format (docs/hooks.md). */
+export type WireHookView = Pick<VerifyContext, "format" | "paymentPayload" | "requirements" | "cbor">;
 
 /** What a facilitator answered to `/settle`: the format's receipt, or the refusal to throw (payment released). */
 export type WireSettlement<R> = { ok: true; receipt: R } | { ok: false; error: GatewayError };
@@ -41,10 +46,22 @@ export interface PaymentWire<D = unknown, C = unknown, P = unknown, R = unknown>
    */
   check(exchange: Exchange, decoded: D): C | Promise<C>;
   /**
-   * With the payment reserved under `id`: what the format charges in the ledger beside it, then the
-   * facilitator's verdict. Throws the refusal; the caller releases the reservation (and with it any charge).
+   * With the payment reserved under `id`: what the format charges in the ledger beside it (CBOR grants).
+   * Throws the refusal; the caller releases the reservation (and with it any charge).
    */
-  verify(checked: C, id: string): Promise<{ payment: P; payer: string }>;
+  charge?(checked: C, id: string): Promise<void>;
+  /** The facilitator's verdict; throws a GatewayError when it cannot answer. */
+  askVerify(checked: C): Promise<HookVerifyResponse>;
+  /** The payment a valid verdict (the facilitator's, or a hook's) admits, and who pays. */
+  admit(checked: C, verdict: HookVerifyResponse): { payment: P; payer: string };
+  /** What verify and settle hooks see of the payment. */
+  hookView(checked: C): WireHookView;
+  /** A settlement a hook gave (`skip`, `recovered`) as this format's: a CBOR one needs its signed receipt. */
+  hookSettlement(payment: P, result: HookSettleResponse): WireSettlement<R>;
+  /** A settlement a hook aborted before `/settle`: the 402 to answer (nothing was settled). */
+  settlementRefused(payment: P, reason: string, message?: string): GatewayError;
+  /** A receipt as the official `SettleResponse` (what `onAfterSettle` is given). */
+  settleResponseOf(payment: P, receipt: R): SettleResponse;
   /** `/settle`. Throws a GatewayError when the facilitator cannot answer (the outcome may be unknown). */
   settle(payment: P): Promise<WireSettlement<R>>;
   /** Whether {@link checkSettlement} can ever say more than `unknown` for this payment. */
@@ -73,4 +90,6 @@ export interface Verified<P = unknown> {
   payer: string;
   /** The exact `PAYMENT-SIGNATURE` it came in: a kept response is served only to these bytes. */
   header: string;
+  /** An `onAfterVerify` hook asked to answer this without the handler: settle, then send this body. */
+  skipHandler?: { contentType?: string | undefined; body?: unknown } | undefined;
 }
