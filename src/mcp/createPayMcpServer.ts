@@ -12,7 +12,7 @@ import { SessionBudget } from "./SessionBudget.js";
 import { toToolResult } from "./toToolResult.js";
 
 export interface CreatePayMcpServerOptions {
-  /** The environment the settings are read from (`PAY_MCP_EVM_*`). */
+  /** The environment the settings are read from (`PAY_MCP_EVM_*`, `PAY_MCP_SVM_*`). */
   env: Record<string, string | undefined>;
   /** Diagnostics (stderr in the bin: stdout carries the MCP protocol). Never given the key. */
   log?: (line: string) => void;
@@ -93,7 +93,7 @@ export function createPayMcpServer(options: CreatePayMcpServerOptions): McpServe
       title: "Pay for an x402 resource",
       description:
         "Request a URL (GET by default; method, body and contentType for a POST and the like); when it " +
-        "answers 402 Payment Required (x402, scheme exact or exact-pq), pay its price from the configured " +
+        "answers 402 Payment Required (x402, scheme exact or exact-pq on EVM, exact on Solana), pay its price from the configured " +
         "wallet within the configured allow-lists and caps, send the same request again with the payment, and " +
         "return the resource. Outcomes: paid (resource, " +
         "transaction, payer, amount, asset, network, nonce), paid_unconfirmed (signed and sent, settlement " +
