@@ -12,7 +12,12 @@ import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
 import { decodeBase58 } from "../../src/protocol/base58.js";
 import { startUpstream, type TestUpstream } from "../gateway/support/startUpstream.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
-import { connectInProcess, type PayMcpClient } from "./support/payMcpClient.js";
+import {
+  connectInProcess,
+  makeTestKeystore,
+  removeTestKeystores,
+  type PayMcpClient,
+} from "./support/payMcpClient.js";
 
 // The MCP payer paying Solana-only routes (x402() and the gateway) from a keypair file, on the LOCAL
 // Solana engine with the official facilitator; balances read from the engine.
@@ -25,7 +30,7 @@ let keypairPath: string;
 let app: { url: string; server: Server };
 let upstream: TestUpstream;
 let gateway: RunningGateway;
-const hits = { sol: 0, dear: 0 };
+const hits = { sol: 0, dear: 0, either: 0 };
 
 async function listen(
   listener: Parameters<typeof createServer>[1],
@@ -61,12 +66,26 @@ beforeAll(async () => {
     express.app(
       {
         facilitator: { url: stack.facilitatorUrl, timeoutMs: 20_000 },
-        payTo: solana.accounts.payee.address,
-        network: solana.network,
+        payTo: stack.accounts.payee.address,
+        network: "eip155:31337",
+        assets: [
+          {
+            network: "eip155:31337",
+            address: stack.token.address,
+            decimals: stack.token.decimals,
+            name: stack.token.name,
+            version: stack.token.version,
+          },
+        ],
         routes: {
           // Solana alone: USDC on the network's mint, the fee payer from /supported.
           "GET /sol": { network: solana.network, payTo: solana.accounts.payee.address, price: "$0.01" },
           "GET /dear": { network: solana.network, payTo: solana.accounts.payee.address, price: "$1" },
+          // EVM first, then Solana, in one offer.
+          "GET /either": {
+            price: "$0.01",
+            accepts: [{ network: solana.network, payTo: solana.accounts.payee.address, price: "$0.01" }],
+          },
         },
       },
       {
@@ -77,6 +96,10 @@ beforeAll(async () => {
         "GET /dear": (_req, res) => {
           hits.dear++;
           sendJson(res, 200, { paid: "dear" });
+        },
+        "GET /either": (_req, res) => {
+          hits.either++;
+          sendJson(res, 200, { paid: "either" });
         },
       },
     ),
@@ -101,6 +124,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (app ? app.server.close(() => resolve()) : resolve()));
   await Promise.all([upstream?.stop(), stack?.stop()]);
   if (dir) await rm(dir, { recursive: true, force: true });
+  await removeTestKeystores();
 });
 
 const balances = async () => ({
@@ -200,6 +224,41 @@ describe("the Solana caps and lists, each refusing before anything is signed", {
       expect(call.structured).toMatchObject({ outcome: "unpayable", code });
       expect(hits.sol).toBe(sol);
       expect(await balances()).toEqual(before);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe("both wallets, one offer with an EVM and a Solana option", { timeout: 120_000 }, () => {
+  it("pays the first option the settings allow: Solana when the EVM payee is not listed; the EVM balances stay", async () => {
+    const keystore = await makeTestKeystore(stack.accounts.payer.privateKey);
+    const mcp = await connectInProcess({
+      env: payerEnv({
+        PAY_MCP_EVM_KEYSTORE_PATH: keystore.keystorePath,
+        PAY_MCP_EVM_PASSWORD_PATH: keystore.passwordPath,
+        PAY_MCP_EVM_NETWORKS: `eip155:31337,${solana.network}`,
+        PAY_MCP_EVM_ASSETS: `${stack.token.address},${solana.mint}`,
+      }),
+    });
+    try {
+      const before = {
+        solana: await balances(),
+        evmPayee: await stack.balanceOf(stack.accounts.payee.address),
+      };
+      const call = await mcp.pay(`${app.url}/either`);
+      expect(call.structured).toMatchObject({
+        outcome: "paid",
+        network: solana.network,
+        payer: solana.accounts.payer.address,
+        amount: PRICE.toString(),
+      });
+      expect(hits.either).toBe(1);
+      expect(await balances()).toEqual({
+        payer: before.solana.payer - PRICE,
+        payee: before.solana.payee + PRICE,
+      });
+      expect(await stack.balanceOf(stack.accounts.payee.address)).toBe(before.evmPayee);
     } finally {
       await mcp.close();
     }
