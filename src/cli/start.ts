@@ -263,6 +263,7 @@ async function main(): Promise<number> {
         dataDir: dirname(dataFile),
         gatewayUrl: gateway.url,
         cborFacilitatorUrl: cborFacilitator.url,
+        solanaKeypairFile,
       })),
       "",
       "GET /api/metrics/validator has the humanity gate on: a CBOR payer also sends a humanity claim. The",

@@ -1,12 +1,11 @@
-import { readFile } from "node:fs/promises";
-import { createKeyPairSignerFromBytes } from "@solana/kit";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { isHttpsOrLoopbackUrl } from "../common/isHttpsOrLoopbackUrl.js";
+import { readSolanaKeypairFile, SolanaKeypairError } from "../common/readSolanaKeypairFile.js";
 
 export interface PaySolanaOptions {
-  /** A Solana CLI keypair file: a JSON array of the 64 secret-key bytes. */
+  /** A Solana CLI keypair file (owner-only): a JSON array of the 64 secret-key bytes. */
   keypairFile: string;
   /** The JSON-RPC endpoint the client reads the mint and a blockhash from (the offer's network's). */
   rpcUrl?: string | undefined;
@@ -26,16 +25,14 @@ export async function paySolana(url: string, options: PaySolanaOptions): Promise
     console.error("a Solana payment goes over https:// or to loopback only");
     return 2;
   }
-  const bytes = JSON.parse(await readFile(options.keypairFile, "utf8")) as unknown;
-  if (
-    !Array.isArray(bytes) ||
-    bytes.length !== 64 ||
-    !bytes.every((b) => Number.isInteger(b) && b >= 0 && b < 256)
-  ) {
-    console.error(`${options.keypairFile}: expected a Solana keypair file (a JSON array of 64 bytes)`);
+  let signer;
+  try {
+    signer = await readSolanaKeypairFile(options.keypairFile);
+  } catch (error) {
+    if (!(error instanceof SolanaKeypairError)) throw error;
+    console.error(error.message);
     return 2;
   }
-  const signer = await createKeyPairSignerFromBytes(Uint8Array.from(bytes as number[]));
   const client = new x402Client().register(
     "solana:*",
     new ExactSvmScheme(signer, options.rpcUrl === undefined ? undefined : { rpcUrl: options.rpcUrl }),

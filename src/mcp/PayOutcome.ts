@@ -10,10 +10,18 @@ export interface SignedPayment {
   amount: string;
   asset: string;
   network: string;
-  /** The authorization's nonce (EIP-3009 bytes32, or the Permit2 nonce), to look it up on chain. */
-  nonce: string;
-  /** Unix time (s) after which the authorization can no longer settle. */
-  validBefore: string;
+  /** The authorization's nonce (EIP-3009 bytes32, or the Permit2 nonce), to look it up on chain; none on Solana. */
+  nonce?: string;
+  /**
+   * Unix time (s) after which the authorization can no longer settle; none on Solana, where the transfer
+   * lapses with its recent blockhash (about a minute).
+   */
+  validBefore?: string;
+}
+
+/** Until when a signed payment could still settle, for messages. */
+export function settlesUntil(signed: SignedPayment): string {
+  return signed.validBefore ?? "its recent blockhash expires (about a minute)";
 }
 
 /** What `pay_for_resource` answers: the structured content of the tool result. */
@@ -65,7 +73,7 @@ export function unconfirmed(
   error: unknown,
   url: string,
 ): Extract<PayOutcome, { outcome: "paid_unconfirmed" }> {
-  const counted = `${signed.amount} stays counted against this session: the payment was sent and may settle until ${signed.validBefore}`;
+  const counted = `${signed.amount} stays counted against this session: the payment was sent and may settle until ${settlesUntil(signed)}`;
   return isTimeout(error)
     ? {
         outcome: "paid_unconfirmed",

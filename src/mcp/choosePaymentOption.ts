@@ -14,7 +14,9 @@ export type PaymentChoice = { option: OfferOption } | { refusal: UnpayableError 
 
 type Check = (option: OfferOption, policy: PaymentPolicy) => UnpayableError | undefined;
 
-const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** EVM addresses compare case-insensitively; base58 ones (Solana) exactly. */
+const same = (a: string, b: string) =>
+  a === b || (a.startsWith("0x") && b.startsWith("0x") && a.toLowerCase() === b.toLowerCase());
 
 /** The policies, in the order they are applied to each option of an offer. */
 const CHECKS: Check[] = [
@@ -50,7 +52,7 @@ const CHECKS: Check[] = [
       : new UnpayableError("asset_not_allowed", `asset ${option.asset} is not in ${PAYER_ENV.assets}`);
   },
   (option, { settings }) =>
-    transferMethodOf(option) === "eip3009" || settings.allowPermit2
+    transferMethodOf(option) !== "permit2" || settings.allowPermit2
       ? undefined
       : new UnpayableError(
           "permit2_not_allowed",
@@ -114,7 +116,7 @@ export function choosePaymentOption(options: readonly unknown[], policy: Payment
       closest?.refusal ??
       new UnpayableError(
         "unsupported_offer",
-        "the offer has no option this payer can pay (exact or exact-pq on eip155)",
+        "the offer has no option this payer can pay (exact or exact-pq on eip155, exact on solana)",
       ),
   };
 }

@@ -1,5 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { KeyPairSigner } from "@solana/kit";
 import type { LocalAccount } from "viem/accounts";
+import { readSolanaKeypairFile, SolanaKeypairError } from "../common/readSolanaKeypairFile.js";
 import { z } from "zod/v4";
 import { UnpayableError } from "./errors.js";
 import { loadKeystoreAccount } from "./loadKeystoreAccount.js";
@@ -10,7 +12,7 @@ import { SessionBudget } from "./SessionBudget.js";
 import { toToolResult } from "./toToolResult.js";
 
 export interface CreatePayMcpServerOptions {
-  /** The environment the settings are read from (`PAY_MCP_EVM_*`). */
+  /** The environment the settings are read from (`PAY_MCP_EVM_*`, `PAY_MCP_SVM_*`). */
   env: Record<string, string | undefined>;
   /** Diagnostics (stderr in the bin: stdout carries the MCP protocol). Never given the key. */
   log?: (line: string) => void;
@@ -91,7 +93,7 @@ export function createPayMcpServer(options: CreatePayMcpServerOptions): McpServe
       title: "Pay for an x402 resource",
       description:
         "Request a URL (GET by default; method, body and contentType for a POST and the like); when it " +
-        "answers 402 Payment Required (x402, scheme exact or exact-pq), pay its price from the configured " +
+        "answers 402 Payment Required (x402, scheme exact or exact-pq on EVM, exact on Solana), pay its price from the configured " +
         "wallet within the configured allow-lists and caps, send the same request again with the payment, and " +
         "return the resource. Outcomes: paid (resource, " +
         "transaction, payer, amount, asset, network, nonce), paid_unconfirmed (signed and sent, settlement " +
@@ -123,25 +125,49 @@ export function createPayMcpServer(options: CreatePayMcpServerOptions): McpServe
 async function startPayer(
   env: Record<string, string | undefined>,
   log: (line: string) => void,
-): Promise<{ settings: PayerSettings; account: LocalAccount; budget: SessionBudget } | UnpayableError> {
+): Promise<
+  | {
+      settings: PayerSettings;
+      account: LocalAccount | undefined;
+      solanaSigner: KeyPairSigner | undefined;
+      budget: SessionBudget;
+    }
+  | UnpayableError
+> {
   const parsed = parsePayerSettings(env);
   if (!parsed.ok) {
     for (const error of parsed.errors) log(`setting: ${error.message}`);
     return parsed.errors[0]!;
   }
   const { settings } = parsed;
+  const { keystorePath, passwordPath, svmKeypairPath } = settings;
   try {
-    const account = await loadKeystoreAccount(settings);
+    const account =
+      keystorePath === undefined || passwordPath === undefined
+        ? undefined
+        : await loadKeystoreAccount({ keystorePath, passwordPath });
+    const solanaSigner = svmKeypairPath === undefined ? undefined : await loadSolanaSigner(svmKeypairPath);
+    const payers = [account?.address, solanaSigner?.address].filter((address) => address !== undefined);
     log(
-      `payer ${account.address}; networks ${settings.networks.join(",")}; session cap ${settings.maxPerSession}`,
+      `payer ${payers.join(", ")}; networks ${settings.networks.join(",")}; session cap ${settings.maxPerSession}`,
     );
-    return { settings, account, budget: new SessionBudget(settings.maxPerSession) };
+    return { settings, account, solanaSigner, budget: new SessionBudget(settings.maxPerSession) };
   } catch (error) {
     const refusal =
       error instanceof UnpayableError
         ? error
         : new UnpayableError("keystore_invalid", "the keystore could not be loaded");
-    log(`keystore: ${refusal.code}: ${refusal.message}`);
+    log(`wallet: ${refusal.code}: ${refusal.message}`);
     return refusal;
+  }
+}
+
+/** The Solana keypair file's signer; its refusals as the payer's (`keypair_*`). */
+async function loadSolanaSigner(path: string): Promise<KeyPairSigner> {
+  try {
+    return await readSolanaKeypairFile(path);
+  } catch (error) {
+    if (error instanceof SolanaKeypairError) throw new UnpayableError(error.code, error.message);
+    throw error;
   }
 }

@@ -13,6 +13,8 @@ export const PAYER_ENV = {
   maxAuthorizationSeconds: "PAY_MCP_EVM_MAX_AUTHORIZATION_SECONDS",
   maxBodyBytes: "PAY_MCP_EVM_MAX_BODY_BYTES",
   allowInsecureHttp: "PAY_MCP_EVM_ALLOW_INSECURE_HTTP",
+  svmKeypairPath: "PAY_MCP_SVM_KEYPAIR_PATH",
+  svmRpcUrl: "PAY_MCP_SVM_RPC_URL",
 } as const;
 
 export type PayerSetting = (typeof PAYER_ENV)[keyof typeof PAYER_ENV];
@@ -26,6 +28,9 @@ export const UNPAYABLE_SETTING = {
   password_unreadable: PAYER_ENV.passwordPath,
   password_permissions: PAYER_ENV.passwordPath,
   wrong_password: PAYER_ENV.passwordPath,
+  keypair_unreadable: PAYER_ENV.svmKeypairPath,
+  keypair_permissions: PAYER_ENV.svmKeypairPath,
+  keypair_invalid: PAYER_ENV.svmKeypairPath,
   network_not_allowed: PAYER_ENV.networks,
   mainnet_consent_required: PAYER_ENV.mainnetConsent,
   payee_not_allowed: PAYER_ENV.payees,

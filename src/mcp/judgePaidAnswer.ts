@@ -1,5 +1,12 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { fail, isTimeout, messageOf, type PayOutcome, type SignedPayment } from "./PayOutcome.js";
+import {
+  fail,
+  isTimeout,
+  messageOf,
+  settlesUntil,
+  type PayOutcome,
+  type SignedPayment,
+} from "./PayOutcome.js";
 import { readReceipt } from "./readReceipt.js";
 import { readResource, type ResourceSnapshot } from "./readResource.js";
 
@@ -13,7 +20,7 @@ export async function judgePaidAnswer(
   url: string,
   bodyLimit: number,
 ): Promise<PayOutcome> {
-  const counted = `${signed.amount} stays counted against this session: the server holds a signed authorization it could still settle until ${signed.validBefore}`;
+  const counted = `${signed.amount} stays counted against this session: the server holds a signed authorization it could still settle until ${settlesUntil(signed)}`;
   if (response.status >= 300 && response.status <= 399) {
     await response.body?.cancel().catch(() => {});
     const location = response.headers.get("location");
@@ -24,7 +31,7 @@ export async function judgePaidAnswer(
       ...signed,
     };
   }
-  const receipt = readReceipt(response, { network: signed.network, payer: signed.payer as `0x${string}` });
+  const receipt = readReceipt(response, { network: signed.network, payer: signed.payer });
   if (response.status === 402) {
     const reason = await rejection(response);
     return fail(

@@ -3,20 +3,25 @@ import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod/v4";
 import { PAYER_ENV, UnpayableError, type PayerSetting } from "./errors.js";
 import { isTestNetwork } from "../protocol/isTestNetwork.js";
+import { isSolanaAddress } from "../protocol/isSolanaAddress.js";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./readResource.js";
 
 /** The payer's settings, read once from the environment when the server starts. */
 export interface PayerSettings {
-  /** Absolute path of the Web3 Secret Storage v3 keystore file. */
-  keystorePath: string;
+  /** Absolute path of the Web3 Secret Storage v3 keystore file (the EVM wallet), with its password's. */
+  keystorePath: string | undefined;
   /** Absolute path of the file holding the keystore's password. */
-  passwordPath: string;
-  /** Networks the payer may pay on (CAIP-2, `eip155:<chain id>`). */
+  passwordPath: string | undefined;
+  /** Absolute path of the Solana keypair file (the Solana wallet). */
+  svmKeypairPath: string | undefined;
+  /** The Solana JSON-RPC endpoint the official client reads the chain from; undefined = its default. */
+  svmRpcUrl: string | undefined;
+  /** Networks the payer may pay on (CAIP-2, `eip155:<chain id>` or `solana:<genesis hash prefix>`). */
   networks: string[];
-  /** Payees (`payTo`) the payer may pay, checksummed. */
-  payees: Address[];
-  /** Token contracts the payer may pay with, checksummed; undefined = any (except on eip155:1). */
-  assets: Address[] | undefined;
+  /** Payees (`payTo`) the payer may pay: EVM addresses checksummed, Solana ones base58 as written. */
+  payees: string[];
+  /** Tokens the payer may pay with (EVM contracts checksummed, SPL mints); undefined = any (except on eip155:1). */
+  assets: string[] | undefined;
   /** Cap on one payment, in the asset's smallest unit. */
   maxPerPayment: bigint;
   /** Cap on the sum of the payments of this server process, in the assets' smallest units. */
@@ -49,6 +54,7 @@ export type ParsedPayerSettings =
 
 const MAX_DIGITS = 78; // a uint256 has at most 78 decimal digits
 const CAIP2_EVM = /^eip155:[1-9][0-9]{0,31}$/;
+const CAIP2_SOLANA = /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/;
 const DECIMAL = /^[0-9]+$/;
 
 /** Shows a user's value in a message: quoted, escaped, shortened. */
@@ -91,19 +97,37 @@ const flag = checked((value) =>
 );
 
 const network = checked((value) =>
-  CAIP2_EVM.test(value)
+  CAIP2_EVM.test(value) || CAIP2_SOLANA.test(value)
     ? { value }
-    : { problem: `${show(value)} is not an EVM network id (eip155:<chain id>, e.g. eip155:84532)` },
-);
-
-/** EIP-55: all-lowercase or all-uppercase hex carries no checksum; mixed case must be a valid one. */
-const address = checked((value) =>
-  /^0x([0-9a-f]{40}|[0-9A-F]{40})$/.test(value) || isAddress(value, { strict: true })
-    ? { value: getAddress(value) }
     : {
-        problem: `${show(value)} is not an address (0x + 40 hex digits; mixed case must be a valid checksum)`,
+        problem: `${show(value)} is not a network id (eip155:<chain id>, e.g. eip155:84532, or solana:<genesis hash prefix>)`,
       },
 );
+
+/**
+ * EIP-55: all-lowercase or all-uppercase hex carries no checksum; mixed case must be a valid one. A Solana
+ * address is base58 of 32 bytes, kept as written (base58 is case-sensitive).
+ */
+const address = checked((value): { value: string } | { problem: string } => {
+  if (/^0x([0-9a-f]{40}|[0-9A-F]{40})$/.test(value) || isAddress(value, { strict: true }))
+    return { value: getAddress(value) as Address };
+  if (isSolanaAddress(value)) return { value };
+  return {
+    problem: `${show(value)} is not an address (0x + 40 hex digits, mixed case a valid checksum; or a base58 Solana address)`,
+  };
+});
+
+const rpcUrl = checked((value) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { problem: `${show(value)} is not a URL` };
+  }
+  return url.protocol === "https:" || url.protocol === "http:"
+    ? { value: url.href }
+    : { problem: `${show(value)} is not an http:// or https:// URL` };
+});
 
 /** A comma-separated list: entries trimmed, none empty, duplicates dropped. */
 function list<T>(item: z.ZodType<T, string>) {
@@ -123,6 +147,8 @@ function list<T>(item: z.ZodType<T, string>) {
 const SCHEMAS = {
   keystorePath: absolutePath,
   passwordPath: absolutePath,
+  svmKeypairPath: absolutePath,
+  svmRpcUrl: rpcUrl,
   networks: list(network),
   payees: list(address),
   maxPerPayment: positiveAmount,
@@ -135,14 +161,27 @@ const SCHEMAS = {
   allowInsecureHttp: flag,
 } as const;
 
-type OptionalKey = "assets" | "mainnetConsent" | keyof typeof PAYER_DEFAULTS;
+type OptionalKey =
+  | "assets"
+  | "mainnetConsent"
+  | "keystorePath"
+  | "passwordPath"
+  | "svmKeypairPath"
+  | "svmRpcUrl"
+  | keyof typeof PAYER_DEFAULTS;
 
-/** What an unset optional variable means. */
-const UNSET: Record<OptionalKey, unknown> = { assets: undefined, mainnetConsent: [], ...PAYER_DEFAULTS };
+/** What an unset optional variable means (the wallets are checked together below). */
+const UNSET: Record<OptionalKey, unknown> = {
+  assets: undefined,
+  mainnetConsent: [],
+  keystorePath: undefined,
+  passwordPath: undefined,
+  svmKeypairPath: undefined,
+  svmRpcUrl: undefined,
+  ...PAYER_DEFAULTS,
+};
 
 const REQUIRED_HINT: Record<Exclude<keyof typeof SCHEMAS, OptionalKey>, string> = {
-  keystorePath: "the absolute path of your v3 keystore file",
-  passwordPath: "the absolute path of the file holding the keystore's password",
   networks: "a comma-separated list of networks, e.g. eip155:84532",
   payees: "a comma-separated list of payee addresses",
   maxPerPayment: "the cap on one payment in the asset's smallest unit, e.g. 1000000",
@@ -181,6 +220,8 @@ export function parsePayerSettings(env: Record<string, string | undefined>): Par
       errors.push(new UnpayableError("invalid_setting", message, { setting: name }));
     }
   }
+  // The wallets are the table's first variables: their problems come first.
+  errors.unshift(...walletProblems(env, values.networks as string[] | undefined));
   // Permit2 can move any token approved to it: the raw-unit caps only mean something per named token.
   if (values.allowPermit2 === true && (env[PAYER_ENV.assets]?.trim() ?? "") === "")
     errors.push(
@@ -202,4 +243,58 @@ export function parsePayerSettings(env: Record<string, string | undefined>): Par
     );
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: values as unknown as PayerSettings };
+}
+
+/**
+ * The wallets: at least one, an EVM keystore with its password file, and a wallet for each family of
+ * networks in `PAY_MCP_EVM_NETWORKS` (a Solana network needs the keypair file, an EVM one the keystore).
+ */
+function walletProblems(
+  env: Record<string, string | undefined>,
+  networks: string[] | undefined,
+): UnpayableError[] {
+  const isSet = (key: keyof typeof PAYER_ENV) => (env[PAYER_ENV[key]]?.trim() ?? "") !== "";
+  const problem = (key: keyof typeof PAYER_ENV, message: string) =>
+    new UnpayableError("invalid_setting", message, { setting: PAYER_ENV[key] });
+  const evm = isSet("keystorePath") || isSet("passwordPath");
+  const svm = isSet("svmKeypairPath");
+  if (!evm && !svm)
+    return [
+      problem(
+        "keystorePath",
+        `${PAYER_ENV.keystorePath} is not set: set it to the absolute path of your v3 keystore file (with ${PAYER_ENV.passwordPath}), or ${PAYER_ENV.svmKeypairPath} to a Solana keypair file`,
+      ),
+    ];
+  const problems: UnpayableError[] = [];
+  if (evm && !isSet("keystorePath"))
+    problems.push(
+      problem(
+        "keystorePath",
+        `${PAYER_ENV.keystorePath} is not set: set it to the absolute path of your v3 keystore file`,
+      ),
+    );
+  if (evm && !isSet("passwordPath"))
+    problems.push(
+      problem(
+        "passwordPath",
+        `${PAYER_ENV.passwordPath} is not set: set it to the absolute path of the file holding the keystore's password`,
+      ),
+    );
+  const solana = (networks ?? []).filter((id) => id.startsWith("solana:"));
+  const eip155 = (networks ?? []).filter((id) => id.startsWith("eip155:"));
+  if (solana.length > 0 && !svm)
+    problems.push(
+      problem(
+        "svmKeypairPath",
+        `${PAYER_ENV.networks} names ${solana.join(", ")}: set ${PAYER_ENV.svmKeypairPath} to the Solana keypair file to pay there`,
+      ),
+    );
+  if (eip155.length > 0 && !evm)
+    problems.push(
+      problem(
+        "keystorePath",
+        `${PAYER_ENV.networks} names ${eip155.join(", ")}: set ${PAYER_ENV.keystorePath} and ${PAYER_ENV.passwordPath} to pay there`,
+      ),
+    );
+  return problems;
 }

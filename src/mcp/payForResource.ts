@@ -2,13 +2,15 @@ import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import type { KeyPairSigner } from "@solana/kit";
 import { aliasClientScheme } from "../payer/aliasClientScheme.js";
 import type { LocalAccount } from "viem/accounts";
 import { z } from "zod/v4";
 import { insecureTransportProblem } from "../payer/insecureTransportProblem.js";
 import { choosePaymentOption } from "./choosePaymentOption.js";
 import { PAYER_ENV, UnpayableError } from "./errors.js";
-import type { OfferOption } from "./parseOfferOption.js";
+import { isSolanaOption, type OfferOption } from "./parseOfferOption.js";
 import type { PayerSettings } from "./parsePayerSettings.js";
 import { fetchSameOrigin, RedirectRefused, requestInit, type ResourceRequest } from "./fetchSameOrigin.js";
 import { judgePaidAnswer } from "./judgePaidAnswer.js";
@@ -25,8 +27,10 @@ import type { SessionBudget } from "./SessionBudget.js";
 
 export interface PayForResourceOptions {
   settings: PayerSettings;
-  /** The payer's account, decrypted from the keystore. */
-  account: LocalAccount;
+  /** The payer's EVM account, decrypted from the keystore (when one is set). */
+  account?: LocalAccount | undefined;
+  /** The payer's Solana signer, from the keypair file (when one is set). */
+  solanaSigner?: KeyPairSigner | undefined;
   /** This session's spending; shared by every call of the server process. */
   budget: SessionBudget;
   /** The `fetch` to pay through (default `globalThis.fetch`). */
@@ -51,7 +55,8 @@ const authorizationSchema = z.union([
 /**
  * Sends `request` (default a GET) to `url` (following redirects within its origin); on a 402, pays the
  * first option of the PAYMENT-REQUIRED offer that parses strictly and passes every policy, signed by the
- * official `@x402/evm` exact scheme (`exact-pq` signs the same authorization), and sends the same request
+ * official `@x402/evm` exact scheme (`exact-pq` signs the same authorization) or, on Solana, the official
+ * `@x402/svm` exact scheme with the keypair file's key, and sends the same request
  * once more with it, to the same URL, following no redirect, over https:// or to loopback (plain HTTP
  * elsewhere only with `allowInsecureHttp`, on a test network). Nothing is signed before the amount is
  * reserved in the session; once signed, every outcome says so. A 4xx or 5xx other than 402 is a failure
@@ -62,7 +67,7 @@ export async function payForResource(
   options: PayForResourceOptions,
   request: ResourceRequest = { method: "GET" },
 ): Promise<PayOutcome> {
-  const { settings, account, budget } = options;
+  const { settings, budget } = options;
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PAY_TIMEOUT_MS);
   const where = describeUrl(url);
@@ -132,8 +137,8 @@ export async function payForResource(
   let signed: SignedPayment;
   let header: string;
   try {
-    const payload = await signPayment(account, offer, option);
-    signed = describeSigned(payload, option, account, settings);
+    const payload = await signPayment(options, offer, option);
+    signed = describeSigned(payload, option, options, settings);
     header = encodePaymentSignatureHeader(payload);
   } catch (error) {
     budget.release(BigInt(option.amount));
@@ -169,18 +174,31 @@ function readOffer(response: Response): PaymentRequired | undefined {
   }
 }
 
-/** Signs `option` alone with the official exact scheme (the payer's own policies already ran). */
+type Wallets = Pick<PayForResourceOptions, "account" | "solanaSigner">;
+
+/**
+ * Signs `option` alone with the official exact scheme of its network: `@x402/evm` with the keystore's
+ * account, `@x402/svm` with the keypair file's signer (the payer's own policies already ran).
+ */
 async function signPayment(
-  account: LocalAccount,
+  wallets: Wallets & { settings: PayerSettings },
   offer: PaymentRequired,
   option: OfferOption,
 ): Promise<PaymentPayload> {
-  const exact = new ExactEvmScheme(account);
-  const client = new x402Client()
-    .register("eip155:*", exact)
-    .register("eip155:*", aliasClientScheme(exact, "exact-pq"))
-    // The payer's own policies replace the client's default-asset allow-list and USD cap.
-    .setSpendControls(false);
+  // The payer's own policies replace the client's default-asset allow-list and USD cap.
+  const client = new x402Client().setSpendControls(false);
+  if (isSolanaOption(option)) {
+    if (wallets.solanaSigner === undefined) throw new Error("no Solana keypair file is loaded");
+    const rpcUrl = wallets.settings.svmRpcUrl;
+    client.register(
+      "solana:*",
+      new ExactSvmScheme(wallets.solanaSigner, rpcUrl === undefined ? undefined : { rpcUrl }),
+    );
+  } else {
+    if (wallets.account === undefined) throw new Error("no EVM keystore is loaded");
+    const exact = new ExactEvmScheme(wallets.account);
+    client.register("eip155:*", exact).register("eip155:*", aliasClientScheme(exact, "exact-pq"));
+  }
   return client.createPaymentPayload({ ...offer, accepts: [option] });
 }
 
@@ -188,9 +206,20 @@ async function signPayment(
 function describeSigned(
   payload: PaymentPayload,
   option: OfferOption,
-  account: LocalAccount,
+  wallets: Wallets,
   settings: PayerSettings,
 ): SignedPayment {
+  const described = {
+    payee: option.payTo,
+    amount: option.amount,
+    asset: option.asset,
+    network: option.network,
+  };
+  if (isSolanaOption(option)) {
+    // A partially signed transaction; it lapses with its recent blockhash, which the client just fetched.
+    z.object({ transaction: z.string().min(1) }).parse(payload.payload);
+    return { signed: true, payer: wallets.solanaSigner!.address, ...described };
+  }
   const parsed = authorizationSchema.parse(payload.payload);
   const { nonce, validBefore } =
     "authorization" in parsed
@@ -201,16 +230,7 @@ function describeSigned(
     throw new Error(
       `the scheme signed a lifetime past ${PAYER_ENV.maxAuthorizationSeconds} (${settings.maxAuthorizationSeconds} s)`,
     );
-  return {
-    signed: true,
-    payer: account.address,
-    payee: option.payTo,
-    amount: option.amount,
-    asset: option.asset,
-    network: option.network,
-    nonce,
-    validBefore,
-  };
+  return { signed: true, payer: wallets.account!.address, ...described, nonce, validBefore };
 }
 
 /** What is wrong with the request itself, before anything is sent. */

@@ -41,7 +41,7 @@ function summarize(outcome: PayOutcome): string {
 }
 
 function describeSigned(signed: SignedPayment): string {
-  return `${signed.amount} (smallest units) of asset ${signed.asset} on ${signed.network} to ${signed.payee}, from ${signed.payer}; nonce ${signed.nonce}, valid before ${signed.validBefore}.`;
+  return `${signed.amount} (smallest units) of asset ${signed.asset} on ${signed.network} to ${signed.payee}, from ${signed.payer}${signed.nonce === undefined ? "" : `; nonce ${signed.nonce}, valid before ${signed.validBefore}`}.`;
 }
 
 function describeResource(resource: ResourceSnapshot): string {

@@ -26,7 +26,7 @@ describe("npm run pay -- --solana: refusals before anything is signed", () => {
     const keypair = join(dir, "payer.json");
     const account = await solanaDevAccount("payer");
     const short = flags.includes("--short");
-    await writeFile(keypair, JSON.stringify(short ? [1, 2, 3] : [...account.keypairBytes]));
+    await writeFile(keypair, JSON.stringify(short ? [1, 2, 3] : [...account.keypairBytes]), { mode: 0o600 });
     const args = ["--solana", ...flags.filter((flag) => flag !== "--short")];
     if (!/no --keypair/.test(_name)) args.push("--keypair", keypair);
     const result = await runCli("src/dev/pay.ts", [...args, url]);

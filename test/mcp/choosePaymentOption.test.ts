@@ -11,6 +11,8 @@ const TOKEN = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const SETTINGS: PayerSettings = {
   keystorePath: "/k",
   passwordPath: "/p",
+  svmKeypairPath: undefined,
+  svmRpcUrl: undefined,
   networks: ["eip155:31337", "eip155:8453", "eip155:1"],
   payees: [PAYEE],
   assets: undefined,
@@ -172,6 +174,69 @@ describe("choosePaymentOption", () => {
               "refusal",
             );
           }
+        },
+      ),
+    );
+  });
+});
+
+describe("choosePaymentOption on Solana: the same caps, base58 compared exactly (case-sensitive)", () => {
+  const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+  const MINT = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+  const SOL_PAYEE = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  const FEE_PAYER = "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9";
+  const SOLANA: Partial<PayerSettings> = {
+    svmKeypairPath: "/s",
+    networks: [DEVNET, MAINNET],
+    payees: [SOL_PAYEE],
+    assets: [MINT],
+  };
+  const sol = (overrides: Partial<PaymentRequirements> = {}): PaymentRequirements =>
+    option({ network: DEVNET, asset: MINT, payTo: SOL_PAYEE, extra: { feePayer: FEE_PAYER }, ...overrides });
+
+  it("picks a Solana option under the caps", () => {
+    const offered = sol({ amount: "1000" });
+    expect(
+      choosePaymentOption([offered], { settings: { ...SETTINGS, ...SOLANA }, sessionSpent: 1500n }),
+    ).toEqual({ option: offered });
+  });
+
+  it.each<[string, PaymentRequirements, Partial<PayerSettings>, bigint, string]>([
+    ["a network not listed", sol(), { networks: ["eip155:31337"] }, 0n, "network_not_allowed"],
+    ["Solana mainnet without consent", sol({ network: MAINNET }), {}, 0n, "mainnet_consent_required"],
+    ["a payee not listed", sol({ payTo: FEE_PAYER }), {}, 0n, "payee_not_allowed"],
+    [
+      "a base58 payee in another case",
+      sol({ payTo: SOL_PAYEE.replace("Wz", "wZ") }),
+      {},
+      0n,
+      "payee_not_allowed",
+    ],
+    ["a mint not listed", sol({ asset: SOL_PAYEE }), {}, 0n, "asset_not_allowed"],
+    ["a lifetime above the cap", sol({ maxTimeoutSeconds: 301 }), {}, 0n, "authorization_too_long"],
+    ["a price above the payment cap", sol({ amount: "1001" }), {}, 0n, "over_payment_cap"],
+    ["a price beyond the session cap", sol({ amount: "1000" }), {}, 1501n, "over_session_cap"],
+    ["no fee payer", sol({ extra: {} }), {}, 0n, "unsupported_offer"],
+    ["an EVM payee on Solana", sol({ payTo: PAYEE }), {}, 0n, "unsupported_offer"],
+    ["scheme exact-pq on Solana", sol({ scheme: "exact-pq" }), {}, 0n, "unsupported_offer"],
+  ])("refuses %s", (_name, offered, settings, spent, code) => {
+    expect(refusal([offered], { ...SOLANA, ...settings }, spent)?.code).toBe(code);
+  });
+
+  it("never picks a Solana option above a cap or off the lists (random amounts and spending)", () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 5000n }),
+        fc.bigInt({ min: 0n, max: 5000n }),
+        fc.constantFrom(SOL_PAYEE, FEE_PAYER),
+        (amount, spent, payTo) => {
+          const choice = choosePaymentOption([sol({ amount: String(amount), payTo })], {
+            settings: { ...SETTINGS, ...SOLANA },
+            sessionSpent: spent,
+          });
+          const allowed = amount <= 1000n && spent + amount <= 2500n && payTo === SOL_PAYEE;
+          expect("option" in choice).toBe(allowed);
         },
       ),
     );

@@ -15,7 +15,23 @@ const GOOD = {
   extra: { name: "USD Coin", version: "2" },
 };
 
+const SOLANA = {
+  scheme: "exact",
+  network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+  amount: "10000",
+  asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+  payTo: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+  maxTimeoutSeconds: 60,
+  extra: { feePayer: "2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9" },
+};
+
 describe("parseOfferOption", () => {
+  it("accepts a Solana exact option (an SPL transfer, the fee payer named), as offered", () => {
+    const parsed = parseOfferOption({ ...SOLANA, extra: { ...SOLANA.extra, memo: "x" } });
+    expect(parsed).toEqual({ option: { ...SOLANA, extra: { ...SOLANA.extra, memo: "x" } } });
+    expect("option" in parsed && transferMethodOf(parsed.option)).toBe("spl");
+  });
+
   it("accepts a well-typed exact option and keeps the fields it does not know (the server compares them)", () => {
     const option = { ...GOOD, extra: { ...GOOD.extra, feePayer: "x" }, resourceHint: 1 };
     expect(parseOfferOption(option)).toEqual({ option });
@@ -51,9 +67,31 @@ describe("parseOfferOption", () => {
     ["maxTimeoutSeconds zero", { ...GOOD, maxTimeoutSeconds: 0 }, /^maxTimeoutSeconds is not positive$/],
     ["network as a number", { ...GOOD, network: 84532 }, /^network has the wrong type$/],
     [
-      "a Solana network",
+      "a Solana network with EVM addresses",
       { ...GOOD, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" },
-      /^network is not an EVM/,
+      /^asset is not a Solana address/,
+    ],
+    ["Solana without a fee payer", { ...SOLANA, extra: {} }, /^extra\.feePayer has the wrong type$/],
+    [
+      "Solana with an EVM fee payer",
+      { ...SOLANA, extra: { feePayer: PAYEE } },
+      /^extra\.feePayer is not a Solana/,
+    ],
+    ["Solana with exact-pq", { ...SOLANA, scheme: "exact-pq" }, /^scheme is not exact/],
+    [
+      "Solana with a short genesis hash",
+      { ...SOLANA, network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvd" },
+      /^network is not a Solana network/,
+    ],
+    [
+      "Solana with a 31-byte payee",
+      { ...SOLANA, payTo: "11111111111111111111111111111" },
+      /^payTo is not a Solana address/,
+    ],
+    [
+      "Solana with a mint outside base58",
+      { ...SOLANA, asset: "0OIl" + SOLANA.asset.slice(4) },
+      /^asset is not a Solana address/,
     ],
     ["another scheme", { ...GOOD, scheme: "upto" }, /^scheme is not exact or exact-pq$/],
     ["a scheme in another case", { ...GOOD, scheme: "EXACT-PQ" }, /^scheme is not exact or exact-pq$/],

@@ -128,7 +128,6 @@ describe("parsePayerSettings", () => {
     expect(result.ok).toBe(false);
     expect(!result.ok && result.errors.map((error) => error.setting)).toEqual([
       "PAY_MCP_EVM_KEYSTORE_PATH",
-      "PAY_MCP_EVM_PASSWORD_PATH",
       "PAY_MCP_EVM_NETWORKS",
       "PAY_MCP_EVM_PAYEES",
       "PAY_MCP_EVM_MAX_PER_PAYMENT",
@@ -167,7 +166,11 @@ describe("parsePayerSettings", () => {
       [name, "8453"],
       [name, "base"],
       [name, "base-sepolia"],
-      [name, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"],
+      [name, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvd"],
+      [name, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpX"],
+      [name, "solana:*"],
+      [name, "solana:mainnet"],
+      [name, "SOLANA:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"],
       [name, "eip155:*"],
       [name, "eip155:１"],
       [name, `eip155:1${"0".repeat(40)}`],
@@ -290,5 +293,106 @@ describe("parsePayerSettings", () => {
         },
       ),
     );
+  });
+});
+
+describe("parsePayerSettings: the Solana wallet", () => {
+  const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const SOL_PAYEE = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  const SOLANA_ONLY: Record<string, string> = {
+    PAY_MCP_SVM_KEYPAIR_PATH: "/home/agent/.x402/solana.json",
+    PAY_MCP_SVM_RPC_URL: "http://127.0.0.1:8899",
+    PAY_MCP_EVM_NETWORKS: DEVNET,
+    PAY_MCP_EVM_PAYEES: SOL_PAYEE,
+    PAY_MCP_EVM_MAX_PER_PAYMENT: "10000",
+    PAY_MCP_EVM_MAX_PER_SESSION: "50000",
+  };
+  const errors = (env: Record<string, string | undefined>) => {
+    const result = parsePayerSettings(env);
+    return result.ok ? [] : result.errors.map((error) => error.toJSON());
+  };
+
+  it("pays from a keypair file alone (no keystore), base58 payees kept as written", () => {
+    const result = parsePayerSettings(SOLANA_ONLY);
+    expect(result.ok && result.settings).toMatchObject({
+      keystorePath: undefined,
+      passwordPath: undefined,
+      svmKeypairPath: "/home/agent/.x402/solana.json",
+      svmRpcUrl: "http://127.0.0.1:8899/",
+      networks: [DEVNET],
+      payees: [SOL_PAYEE],
+    });
+  });
+
+  it("takes both wallets, EVM and Solana networks and payees in one list", () => {
+    const result = parsePayerSettings({
+      ...VALID,
+      ...SOLANA_ONLY,
+      PAY_MCP_EVM_NETWORKS: `eip155:84532, ${DEVNET}`,
+      PAY_MCP_EVM_PAYEES: `${PAYEE.toLowerCase()},${SOL_PAYEE}`,
+    });
+    expect(result.ok && result.settings.payees).toEqual([PAYEE, SOL_PAYEE]);
+  });
+
+  it.each<[string, Record<string, string | undefined>, string]>([
+    [
+      "no wallet at all",
+      { ...SOLANA_ONLY, PAY_MCP_SVM_KEYPAIR_PATH: undefined },
+      "PAY_MCP_EVM_KEYSTORE_PATH",
+    ],
+    [
+      "a Solana network without the keypair file",
+      { ...VALID, PAY_MCP_EVM_NETWORKS: `eip155:84532,${DEVNET}` },
+      "PAY_MCP_SVM_KEYPAIR_PATH",
+    ],
+    [
+      "an EVM network without the keystore",
+      { ...SOLANA_ONLY, PAY_MCP_EVM_NETWORKS: `eip155:84532,${DEVNET}` },
+      "PAY_MCP_EVM_KEYSTORE_PATH",
+    ],
+    [
+      "a password file without its keystore",
+      { ...SOLANA_ONLY, PAY_MCP_EVM_PASSWORD_PATH: "/p" },
+      "PAY_MCP_EVM_KEYSTORE_PATH",
+    ],
+    ...["solana.json", "./solana.json", "~/solana.json", "/tmp/a\0b"].map(
+      (value): [string, Record<string, string>, string] => [
+        `keypair path ${JSON.stringify(value)}`,
+        { ...SOLANA_ONLY, PAY_MCP_SVM_KEYPAIR_PATH: value },
+        "PAY_MCP_SVM_KEYPAIR_PATH",
+      ],
+    ),
+    ...["127.0.0.1:8899", "ws://127.0.0.1:8900", "file:///etc/passwd", "javascript:alert(1)", "http//x"].map(
+      (value): [string, Record<string, string>, string] => [
+        `RPC URL ${JSON.stringify(value)}`,
+        { ...SOLANA_ONLY, PAY_MCP_SVM_RPC_URL: value },
+        "PAY_MCP_SVM_RPC_URL",
+      ],
+    ),
+    ...[
+      "1111111111111111111111111111111", // 31 zero bytes
+      "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM1",
+      "0WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM", // 0 is not base58
+      "9wzdxwbbmkg8ztbnmquxvqrayrzzdsgydlvl9zytawwm",
+    ].map((value): [string, Record<string, string>, string] => [
+      `payee ${JSON.stringify(value)}`,
+      { ...SOLANA_ONLY, PAY_MCP_EVM_PAYEES: value },
+      "PAY_MCP_EVM_PAYEES",
+    ]),
+  ])("refuses %s, naming the setting", (_name, env, setting) => {
+    const found = errors(env);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ code: "invalid_setting", setting });
+    expect(found[0]!.message).toContain(setting);
+  });
+
+  it("counts Solana devnet as a test network (plain HTTP allowed), Solana mainnet as real money", () => {
+    expect(errors({ ...SOLANA_ONLY, PAY_MCP_EVM_ALLOW_INSECURE_HTTP: "true" })).toEqual([]);
+    const mainnet = errors({
+      ...SOLANA_ONLY,
+      PAY_MCP_EVM_NETWORKS: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+      PAY_MCP_EVM_ALLOW_INSECURE_HTTP: "true",
+    });
+    expect(mainnet.map((error) => error.setting)).toEqual(["PAY_MCP_EVM_ALLOW_INSECURE_HTTP"]);
   });
 });

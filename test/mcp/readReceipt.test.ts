@@ -85,3 +85,31 @@ describe("readReceipt", () => {
     );
   });
 });
+
+describe("readReceipt on Solana", () => {
+  const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const SOL_PAYER = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  // 64 bytes in base58: a transaction signature.
+  const SIGNATURE =
+    "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
+  const EXPECTED_SOL = { network: NETWORK, payer: SOL_PAYER };
+  const GOOD_SOL = { success: true, transaction: SIGNATURE, network: NETWORK, payer: SOL_PAYER };
+
+  it("settles a base58 signature of 64 bytes paid by this payer", () => {
+    expect(readReceipt(answer(encode(GOOD_SOL)), EXPECTED_SOL)).toEqual({
+      kind: "settled",
+      transaction: SIGNATURE,
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ["an EVM hash", { ...GOOD_SOL, transaction: TX }],
+    ["a signature of 63 bytes", { ...GOOD_SOL, transaction: SIGNATURE.slice(0, -2) }],
+    ["a signature with a 0", { ...GOOD_SOL, transaction: `0${SIGNATURE.slice(1)}` }],
+    ["the payer in another case", { ...GOOD_SOL, payer: SOL_PAYER.toLowerCase() }],
+    ["an EVM payer", { ...GOOD_SOL, payer: PAYER }],
+    ["the EVM network", { ...GOOD_SOL, network: "eip155:31337" }],
+  ])("never trusts %s", (_name, receipt) => {
+    expect(readReceipt(answer(encode(receipt)), EXPECTED_SOL)).toMatchObject({ kind: "invalid" });
+  });
+});

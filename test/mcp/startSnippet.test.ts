@@ -7,7 +7,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createPublicClient, erc20Abi, http, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
+import type { Address } from "@solana/kit";
 import { devAccount } from "../../src/dev/devAccounts.js";
+import { solanaDevAccount } from "../../src/dev/solanaDevAccounts.js";
+import { associatedTokenAddress } from "../../src/dev/solanaEngine/splAccounts.js";
 import type { McpServersSnippet } from "../../src/cli/start/agentPayLines.js";
 import { collect, ROOT, spawnCli, waitForLine } from "../cli/support/runCli.js";
 
@@ -54,28 +57,8 @@ describe("npm start's agent lines", () => {
       const payee = server.env.PAY_MCP_EVM_PAYEES!;
       const before = { payee: await balance(payee), payer: await balance(devAccount(1).address) };
 
-      // Exactly as an MCP client would: the command, the args, the env, from another folder.
-      const transport = new StdioClientTransport({
-        command: server.command,
-        args: server.args,
-        env: server.env,
-        cwd: tmpdir(),
-        stderr: "pipe",
-      });
-      const client = new Client({ name: "snippet-test", version: "1.0.0" });
-      await client.connect(transport);
       const gateway = /^(http:\/\/127\.0\.0\.1:\d+)/.exec(delegate!.split(" ")[5]!)![1]!;
-      let structured: Record<string, unknown>;
-      try {
-        const result = await client.callTool(
-          { name: "pay_for_resource", arguments: { url: `${gateway}/api/apy` } },
-          undefined,
-          { timeout: 120_000 },
-        );
-        structured = result.structuredContent as Record<string, unknown>;
-      } finally {
-        await client.close();
-      }
+      const structured = await payAs(server, `${gateway}/api/apy`);
       expect(structured).toMatchObject({ outcome: "paid", network: "eip155:31337", payee, asset: token });
       expect((structured.resource as { body: string }).body).toContain('"apyPercent"');
       const receipt = await chain.getTransactionReceipt({ hash: structured.transaction as Hex });
@@ -84,6 +67,44 @@ describe("npm start's agent lines", () => {
       const amount = BigInt(structured.amount as string);
       expect(await balance(payee)).toBe(before.payee + amount);
       expect(await balance(devAccount(1).address)).toBe(before.payer - amount);
+
+      // The Solana entry: the LOCAL engine payer's keypair file pays the route's Solana option.
+      const solana = snippet.mcpServers["x402-payer-local-solana"]!;
+      expect(solana.env).toMatchObject({
+        PAY_MCP_SVM_KEYPAIR_PATH: join(dir, "solana-payer.json"),
+        PAY_MCP_SVM_RPC_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/?$/),
+        PAY_MCP_EVM_NETWORKS: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      });
+      const solanaPayer = (await solanaDevAccount("payer")).address;
+      const splBalance = async (owner: string) => {
+        const account = await associatedTokenAddress(
+          owner as Address,
+          solana.env.PAY_MCP_EVM_ASSETS as Address,
+        );
+        const answer = await fetch(solana.env.PAY_MCP_SVM_RPC_URL!, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "getTokenAccountBalance",
+            params: [account],
+          }),
+        });
+        const body = (await answer.json()) as { result?: { value: { amount: string } } };
+        return BigInt(body.result?.value.amount ?? "0");
+      };
+      const solPayee = solana.env.PAY_MCP_EVM_PAYEES!;
+      const solBefore = { payee: await splBalance(solPayee), payer: await splBalance(solanaPayer) };
+      const solPaid = await payAs(solana, `${gateway}/api/apy`);
+      expect(solPaid).toMatchObject({
+        outcome: "paid",
+        network: solana.env.PAY_MCP_EVM_NETWORKS,
+        payer: solanaPayer,
+      });
+      const solAmount = BigInt(solPaid.amount as string);
+      expect(await splBalance(solPayee)).toBe(solBefore.payee + solAmount);
+      expect(await splBalance(solanaPayer)).toBe(solBefore.payer - solAmount);
 
       const paid = await promisify(exec)(delegate!, {
         cwd: ROOT,
@@ -99,3 +120,27 @@ describe("npm start's agent lines", () => {
     }
   }, 180_000);
 });
+
+/** One `pay_for_resource` call exactly as an MCP client would make it: the command, the args, the env, from another folder. */
+async function payAs(
+  server: McpServersSnippet["mcpServers"][string],
+  url: string,
+): Promise<Record<string, unknown>> {
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    env: server.env,
+    cwd: tmpdir(),
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "snippet-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: "pay_for_resource", arguments: { url } }, undefined, {
+      timeout: 120_000,
+    });
+    return result.structuredContent as Record<string, unknown>;
+  } finally {
+    await client.close();
+  }
+}

@@ -514,6 +514,9 @@ describe("x402-pay-mcp in process (options the bin does not expose)", () => {
       PAYER_ENV.maxAuthorizationSeconds,
       PAYER_ENV.maxBodyBytes,
       PAYER_ENV.allowInsecureHttp,
+      // The Solana wallet: needed only when PAY_MCP_EVM_NETWORKS names a solana: network.
+      PAYER_ENV.svmKeypairPath,
+      PAYER_ENV.svmRpcUrl,
     ];
     for (const name of Object.values(PAYER_ENV).filter((name) => !optional.includes(name))) {
       const mcp = await connectInProcess({ env: env({ [name]: undefined }) });

@@ -13,6 +13,8 @@ export interface AgentPayLinesOptions {
   dataDir: string;
   gatewayUrl: string;
   cborFacilitatorUrl: string;
+  /** The LOCAL Solana engine payer's keypair file (owner-only): a second entry pays Solana offers with it. */
+  solanaKeypairFile?: string | undefined;
 }
 
 /** The `mcpServers` entry `npm start` prints, as an MCP client's config holds it. */
@@ -50,9 +52,25 @@ export async function agentPayLines(stack: LocalStack, options: AgentPayLinesOpt
       },
     },
   };
+  const solana = stack.solana;
+  if (solana !== undefined && options.solanaKeypairFile !== undefined)
+    // The same payer on the LOCAL Solana engine: it pays the Solana option of the same routes.
+    snippet.mcpServers["x402-payer-local-solana"] = {
+      command: process.execPath,
+      args: ["--import", import.meta.resolve("tsx"), ENTRY],
+      env: {
+        [PAYER_ENV.svmKeypairPath]: resolve(options.solanaKeypairFile),
+        [PAYER_ENV.svmRpcUrl]: solana.rpcUrl,
+        [PAYER_ENV.networks]: solana.network,
+        [PAYER_ENV.payees]: solana.accounts.payee.address,
+        [PAYER_ENV.assets]: solana.mint,
+        [PAYER_ENV.maxPerPayment]: "1000000",
+        [PAYER_ENV.maxPerSession]: "5000000",
+      },
+    };
   return [
     "Pay from an agent (MCP): paste this into your MCP client's mcpServers config. It runs x402-pay-mcp from",
-    `this clone (keep its node_modules) with a keystore of the funded test payer in ${options.dataDir}:`,
+    `this clone (keep its node_modules) with a keystore of the funded test payer in ${options.dataDir}${solana !== undefined && options.solanaKeypairFile !== undefined ? " (and, as x402-payer-local-solana, with the LOCAL Solana engine payer's keypair file)" : ""}:`,
     ...(ready === true ? JSON.stringify(snippet, null, 2).split("\n") : [`  (not printed: ${ready})`]),
     `Then ask the agent for ${options.gatewayUrl}/api/apy. Docs: docs/mcp-payer.md.`,
     "",
