@@ -86,12 +86,10 @@ describe("the paywall page's Solana transaction: the official @x402/svm client's
 
   it("without a memo: the same bytes for the same 16 random bytes (the nonce memo, in hex)", async () => {
     const nonce = Uint8Array.from({ length: 16 }, (_, i) => i * 17);
-    vi.spyOn(globalThis.crypto, "getRandomValues").mockImplementation(
-      <T extends ArrayBufferView | null>(array: T) => {
-        (array as unknown as Uint8Array).set(nonce);
-        return array;
-      },
-    );
+    vi.spyOn(globalThis.crypto, "getRandomValues").mockImplementation(((array: Uint8Array) => {
+      array.set(nonce);
+      return array;
+    }) as typeof globalThis.crypto.getRandomValues);
     const { official, page: ours } = await both({});
     expect(Buffer.from(ours).toString("hex")).toBe(Buffer.from(official).toString("hex"));
   });
