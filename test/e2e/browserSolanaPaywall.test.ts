@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getBase64Encoder, getTransactionDecoder } from "@solana/kit";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
@@ -8,17 +8,13 @@ import {
   type SolanaTestWalletOptions,
 } from "../../src/dev/installSolanaTestWallet.js";
 import { installTestWallet } from "../../src/dev/installTestWallet.js";
-import { findChromium, launchChromium } from "../../src/dev/launchChromium.js";
+import { launchChromium } from "../../src/dev/launchChromium.js";
+import { chromiumFor, cspRefusals, openLoggedPage } from "./support/browserPages.js";
 import { solanaDevAccount } from "../../src/dev/solanaDevAccounts.js";
 import { LOCAL_SOLANA_NETWORK, type RunningSolanaEngine } from "../../src/dev/startSolanaEngine.js";
 import { startPaywallPageStack, type PaywallPageStack } from "../../src/dev/startPaywallPageStack.js";
 
-const chromiumPath = findChromium();
-if (chromiumPath === undefined) {
-  console.log(
-    "browser Solana paywall test did not run: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)",
-  );
-}
+const chromiumPath = chromiumFor("browser Solana paywall test");
 
 /** $0.01 in USDC's smallest unit (6 decimals). */
 const PRICE = 10_000n;
@@ -59,13 +55,9 @@ describe.skipIf(chromiumPath === undefined)(
     });
 
     const openPage = async (): Promise<Page> => {
-      context = await browser.newContext();
-      const page = await context.newPage();
-      consoleLines = [];
-      page.on("console", (message: ConsoleMessage) =>
-        consoleLines.push(`${message.type()}: ${message.text()}`),
-      );
-      return page;
+      const opened = await openLoggedPage(browser);
+      ({ context, consoleLines } = opened);
+      return opened.page;
     };
     const wallet = (page: Page, options: Partial<SolanaTestWalletOptions> = {}) =>
       installSolanaTestWallet(page, { signer: solana.accounts.payer.signer, ...options });
@@ -120,7 +112,7 @@ describe.skipIf(chromiumPath === undefined)(
       expect(stage.stack.facilitator.calls.settle).toBe(settles + 1);
       expect(testWallet.requests.map((request) => request.method)).toEqual(["connect", "signTransaction"]);
       expect(testWallet.requests[1]?.chain).toBe("solana:devnet");
-      expect(consoleLines.filter((line) => /Content Security Policy/i.test(line))).toEqual([]);
+      expect(cspRefusals(consoleLines)).toEqual([]);
     });
 
     it("an offer with EVM and Solana options, only a Solana wallet in the browser: it pays the Solana option", async () => {
