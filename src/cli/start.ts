@@ -186,6 +186,11 @@ async function main(): Promise<number> {
       const option = { network: solana.network, payTo: solana.accounts.payee.address, price: apy.price };
       apy.accepts = [...(apy.accepts ?? []), option];
       config.rpcUrls = { ...config.rpcUrls, [solana.network]: solana.rpcUrl };
+      // The browser page reads the engine too (a Wallet Standard Solana wallet pays there).
+      config.paywall = {
+        ...config.paywall,
+        solanaRpcUrls: { ...config.paywall.solanaRpcUrls, [solana.network]: solana.rpcUrl },
+      };
     }
     // The admin endpoint (revocations), on loopback with a fresh token each start: the demo's refund step.
     const adminToken = randomBytes(32).toString("hex");

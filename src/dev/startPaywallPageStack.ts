@@ -30,9 +30,12 @@ export async function startPaywallPageStack(
     recognized?: readonly string[];
     /** How passes are signed, for routes that sell them (`pass`). */
     passes?: GatewayConfigInput["passes"];
+    /** Also start the LOCAL Solana engine (`stack.solana`), the page reading it (`paywall.solanaRpcUrls`). */
+    solana?: boolean;
   } = {},
 ): Promise<PaywallPageStack> {
-  const stack = await startLocalStack();
+  const stack = await startLocalStack({ solana: options.solana ?? false });
+  const solana = stack.solana;
   const upstream = createServer((req, res) => {
     const path = req.url ?? "/";
     void (options.beforeAnswer?.(path) ?? Promise.resolve()).then(
@@ -76,7 +79,10 @@ export async function startPaywallPageStack(
         "GET /report": { price, description: "Today's staking report" },
         ...withPrice(routes, price, recognized, recognition),
       },
-      paywall: { appName: "x402 staking gateway" },
+      paywall: {
+        appName: "x402 staking gateway",
+        ...(solana && { solanaRpcUrls: { [solana.network]: solana.rpcUrl } }),
+      },
       ...(options.passes === undefined ? {} : { passes: options.passes }),
       logging: { level: "silent" },
     });

@@ -128,6 +128,17 @@ export async function startSolanaEngine(
     });
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Browsers (the paywall page) call it from another origin, as they call a public Solana RPC endpoint.
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "Access-Control-Allow-Methods": "POST",
+        "Access-Control-Allow-Headers": "content-type",
+        "Access-Control-Max-Age": "600",
+      });
+      res.end();
+      return;
+    }
     if (req.method !== "POST") return send(res, 405, { error: "POST JSON-RPC requests here" });
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -7,19 +7,15 @@ import { testUSDCAbi } from "../../src/dev/testUSDCAbi.js";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
 import type { PaymentPayload, PaymentRequired } from "../../src/protocol/schemas.js";
 import { installTestWallet, type TestWalletOptions } from "../../src/dev/installTestWallet.js";
-import { findChromium, launchChromium } from "../../src/dev/launchChromium.js";
+import { launchChromium } from "../../src/dev/launchChromium.js";
+import { chromiumFor, cspRefusals, openLoggedPage } from "./support/browserPages.js";
 import {
   PAYWALL_PAGE_PRICE,
   startPaywallPageStack,
   type PaywallPageStack,
 } from "../../src/dev/startPaywallPageStack.js";
 
-const chromiumPath = findChromium();
-if (chromiumPath === undefined) {
-  console.log(
-    "browser paywall test did not run: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)",
-  );
-}
+const chromiumPath = chromiumFor("browser paywall test");
 
 const HOSTILE = `<script>document.title="pwned"</script> "quoted" 'single' & <img src=x onerror=alert(1)> — été ✓ \u2028`;
 /** Ethereum mainnet: where the test wallet starts, so the page has to switch it to anvil. */
@@ -61,13 +57,9 @@ describe.skipIf(chromiumPath === undefined)(
     });
 
     const openPage = async (options: { javaScriptEnabled?: boolean } = {}): Promise<Page> => {
-      context = await browser.newContext(options);
-      const page = await context.newPage();
-      consoleLines = [];
-      page.on("console", (message: ConsoleMessage) =>
-        consoleLines.push(`${message.type()}: ${message.text()}`),
-      );
-      return page;
+      const opened = await openLoggedPage(browser, options);
+      ({ context, consoleLines } = opened);
+      return opened.page;
     };
     const wallet = (
       page: Page,
@@ -159,7 +151,7 @@ describe.skipIf(chromiumPath === undefined)(
         method: "wallet_switchEthereumChain",
         params: [{ chainId: `0x${ANVIL.toString(16)}` }],
       });
-      expect(consoleLines.filter((line) => /Content Security Policy/i.test(line))).toEqual([]);
+      expect(cspRefusals(consoleLines)).toEqual([]);
     });
 
     it("on a recognition route it offers sign-in: an unrecorded payer is told so, a recorded one gets the resource without paying", async () => {
@@ -197,7 +189,7 @@ describe.skipIf(chromiumPath === undefined)(
       expect(methods).not.toContain("eth_signTypedData_v4");
       expect(await balances()).toEqual(before);
       expect(stage.stack.facilitator.calls.settle).toBe(settles);
-      expect(consoleLines.filter((line) => /Content Security Policy/i.test(line))).toEqual([]);
+      expect(cspRefusals(consoleLines)).toEqual([]);
 
       // A route without recognition offers no sign-in.
       await page.goto(`${stage.url}/report`);

@@ -179,3 +179,82 @@ describe.each(PAYWALL_ADAPTERS)("a paywallProvider under $name", (adapter) => {
     await expect(setUp({ paywall: { theme: "dark" } as never })).rejects.toThrow(/theme/);
   });
 });
+
+describe.each(SERVERS)("a Solana option on the paywall page under $name", ({ app: makeApp }) => {
+  const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const FEE_PAYER = "FeePayer1111111111111111111111111111111111";
+  const SOL_PAY_TO = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+  const solanaRoutes = {
+    "GET /sol": { network: DEVNET, payTo: SOL_PAY_TO, price: "$0.01", description: "Solana only" },
+  };
+  beforeAll(() => {
+    facilitator.kinds.push({
+      x402Version: 2,
+      scheme: "exact",
+      network: DEVNET,
+      extra: { feePayer: FEE_PAYER },
+    } as never);
+  });
+  afterAll(() => {
+    facilitator.kinds = facilitator.kinds.filter((kind) => kind.network !== DEVNET);
+  });
+  const pageData = (html: string) =>
+    JSON.parse(
+      /<script type="application\/json" id="x402-offer">([\s\S]*?)<\/script>/.exec(html)?.[1] as string,
+    ) as {
+      index: number;
+      network: string;
+      solana?: {
+        index: number;
+        chain: string;
+        rpcUrl: string;
+        network: string;
+        decimals: number;
+        symbol: string;
+      };
+    };
+
+  it("names the public devnet RPC by default, and its origin alone joins connect-src", async () => {
+    const page = await request(makeApp({ routes: solanaRoutes } as Partial<X402Options>))
+      .get("/sol")
+      .set("Accept", BROWSER);
+    expect(page.status).toBe(402);
+    expect(page.text).toContain("0.01 USDC");
+    expect(page.text).toContain("Solana devnet");
+    expect(pageData(page.text)).toMatchObject({
+      index: -1,
+      solana: {
+        index: 0,
+        chain: "solana:devnet",
+        rpcUrl: "https://api.devnet.solana.com",
+        decimals: 6,
+        symbol: "USDC",
+      },
+    });
+    expect(page.headers["content-security-policy"]).toContain(
+      "connect-src 'self' https://api.devnet.solana.com;",
+    );
+  });
+
+  it("paywall.solanaRpcUrls names the page's RPC (its origin in connect-src, not its path)", async () => {
+    const rpcUrl = "https://rpc.example.com:8443/public/path";
+    const page = await request(
+      makeApp({
+        routes: solanaRoutes,
+        paywall: { solanaRpcUrls: { [DEVNET]: rpcUrl } },
+      } as Partial<X402Options>),
+    )
+      .get("/sol")
+      .set("Accept", BROWSER);
+    expect(pageData(page.text).solana?.rpcUrl).toBe(rpcUrl);
+    expect(page.headers["content-security-policy"]).toContain(
+      "connect-src 'self' https://rpc.example.com:8443;",
+    );
+  });
+
+  it("an EVM-only route keeps connect-src 'self' alone and has no Solana facts", async () => {
+    const page = await request(makeApp()).get("/report").set("Accept", BROWSER);
+    expect(pageData(page.text).solana).toBeUndefined();
+    expect(page.headers["content-security-policy"]).toContain("connect-src 'self';");
+  });
+});

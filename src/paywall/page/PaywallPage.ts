@@ -6,7 +6,13 @@ import { prefersHtml } from "../../protocol/prefersHtml.js";
 import type { PaymentRequirements } from "../../protocol/schemas.js";
 import type { Exchange } from "../flow/Exchange.js";
 import type { PaywallPageSettings, PaywallProvider } from "./paywallPageSettings.js";
-import { PAYWALL_PAGE_CSP, renderPaywallPage, type PaywallPageFacts } from "./renderPaywallPage.js";
+import {
+  paywallPageCsp,
+  renderPaywallPage,
+  type PaywallPageFacts,
+  type SolanaPageFacts,
+} from "./renderPaywallPage.js";
+import { SOLANA_WALLET_CHAINS } from "./solanaWalletChains.js";
 import { utf8ByteLength } from "../../common/bytes.js";
 import { addVary, type Offer } from "../responses/respond.js";
 
@@ -51,8 +57,9 @@ export class PaywallPage {
         );
       policy = settings.contentSecurityPolicy;
     } else {
-      html = renderPaywallPage(offer, this.facts(offer.accepts));
-      policy = PAYWALL_PAGE_CSP;
+      const facts = this.facts(offer.accepts);
+      html = renderPaywallPage(offer, facts);
+      policy = paywallPageCsp(facts.solana === undefined ? [] : [new URL(facts.solana.rpcUrl).origin]);
       res.setHeader("Referrer-Policy", "no-referrer");
     }
     if (policy !== undefined) res.setHeader("Content-Security-Policy", policy);
@@ -66,7 +73,10 @@ export class PaywallPage {
     res.end(html);
   }
 
-  /** The option a browser wallet can pay (EIP-3009 `exact` on an EVM chain) and how to show it. */
+  /**
+   * The options a browser wallet can pay (EIP-3009 `exact` on an EVM chain; `exact` on a Solana network with
+   * the facilitator's fee payer, for a Wallet Standard wallet) and how to show them.
+   */
   private facts(accepts: readonly PaymentRequirements[]): PaywallPageFacts {
     const index = accepts.findIndex(
       (option) =>
@@ -75,16 +85,43 @@ export class PaywallPage {
         typeof option.extra?.name === "string" &&
         typeof option.extra.version === "string",
     );
-    const option = accepts[Math.max(index, 0)] as PaymentRequirements;
-    const network = networkName(option.network);
-    const appName = this.deps.settings.appName;
+    const solana = this.solanaFacts(accepts);
+    const shown = index >= 0 ? index : (solana?.index ?? 0);
+    const option = accepts[shown] as PaymentRequirements;
+    const { network, price, decimals, symbol } = this.describe(option);
+    return { index, shown, network, price, decimals, symbol, appName: this.deps.settings.appName, solana };
+  }
+
+  private solanaFacts(accepts: readonly PaymentRequirements[]): SolanaPageFacts | undefined {
+    const index = accepts.findIndex(
+      (option) =>
+        option.scheme === "exact" &&
+        SOLANA_WALLET_CHAINS[option.network] !== undefined &&
+        typeof option.extra?.feePayer === "string",
+    );
+    if (index < 0) return undefined;
+    const option = accepts[index] as PaymentRequirements;
+    const known = SOLANA_WALLET_CHAINS[option.network] as (typeof SOLANA_WALLET_CHAINS)[string];
+    const rpcUrl = this.deps.settings.solanaRpcUrls?.[option.network] ?? known.publicRpcUrl;
+    const { network, decimals, symbol } = this.describe(option);
+    return { index, chain: known.chain, rpcUrl, network, decimals, symbol };
+  }
+
+  /** An option's network by name and its price in whole units (in smallest units when the asset is unknown). */
+  private describe(option: PaymentRequirements): {
+    network: string;
+    price: string;
+    decimals?: number | undefined;
+    symbol?: string | undefined;
+  } {
+    const network = SOLANA_WALLET_CHAINS[option.network]?.name ?? networkName(option.network);
     const asset = this.deps.assets.find(option.network, option.asset);
     if (asset === undefined) {
-      return { index, network, appName, price: `${option.amount} smallest units of token ${option.asset}` };
+      return { network, price: `${option.amount} smallest units of token ${option.asset}` };
     }
     const name = option.extra?.name;
     const symbol = asset.symbol ?? (typeof name === "string" ? name : "tokens");
     const price = `${formatAmount(option.amount, asset.decimals)} ${symbol}`;
-    return { index, network, appName, price, decimals: asset.decimals, symbol };
+    return { network, price, decimals: asset.decimals, symbol };
   }
 }

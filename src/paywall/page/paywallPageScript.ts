@@ -1,4 +1,5 @@
 import { AUTHORIZATION_FIELDS } from "../../protocol/eip3009AuthorizationFields.js";
+import { SOLANA_PAGE_SCRIPT } from "./solanaPageScript.js";
 
 /**
  * The paywall page's script, plain JavaScript written for the browser (no build step, no library): it
@@ -8,7 +9,13 @@ import { AUTHORIZATION_FIELDS } from "../../protocol/eip3009AuthorizationFields.
  * retries the page's URL with `PAYMENT-SIGNATURE` (the x402 V2 payload the official `@x402/evm` client
  * makes) and shows the resource, or why not. On a route with recognition (the offer's `sign-in-with-x`
  * extension), it also offers sign-in to a payer already recorded: the wallet signs the EIP-4361 message
- * (`personal_sign`), the page retries with `SIGN-IN-WITH-X`, nothing is paid. The status element carries
+ * (`personal_sign`), the page retries with `SIGN-IN-WITH-X`, nothing is paid. When the offer has a Solana
+ * `exact` option (`data.solana`, with the Solana JSON-RPC URL the page reads the mint, the payer's balance and a
+ * blockhash from) and a Wallet Standard wallet with `solana:signTransaction` registered (the page runs the
+ * app side of the registration: `wallet-standard:app-ready` / `wallet-standard:register-wallet`), it builds
+ * the transaction the official `@x402/svm` client builds ({@link SOLANA_PAGE_SCRIPT}), has the wallet sign it
+ * as the payer (the facilitator co-signs as fee payer) and retries with it; with wallets for both, the offer's
+ * order decides. The status element carries
  * `data-state` (`working`, `paid`, `signed_in`, `error`) and `data-error` (`no_wallet`, `rejected`,
  * `wrong_network`, `insufficient_balance`, `settlement_failed`, `refused`, `not_recognized`, `failed`).
  * Served inline, allowed by its hash in the page's CSP.
@@ -19,6 +26,10 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
   var data = JSON.parse(document.getElementById("x402-offer").textContent);
   var required = data.paymentRequired;
   var option = data.index >= 0 ? required.accepts[data.index] : undefined;
+  var solana = data.solana;
+  var solanaOption = solana ? required.accepts[solana.index] : undefined;
+  // What is being paid: the EVM option unless a Solana wallet pays the Solana one.
+  var paying = { option: option, facts: data };
   var app = document.getElementById("x402-app");
   var button = document.getElementById("x402-pay");
   var signInButton = document.getElementById("x402-sign-in");
@@ -38,11 +49,12 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
     else status.removeAttribute("data-error");
   }
   function units(amount) {
-    if (data.decimals === undefined) return amount + " (smallest units)";
-    var digits = BigInt(amount).toString().padStart(data.decimals + 1, "0");
-    var cut = digits.length - data.decimals;
+    var facts = paying.facts;
+    if (facts.decimals === undefined) return amount + " (smallest units)";
+    var digits = BigInt(amount).toString().padStart(facts.decimals + 1, "0");
+    var cut = digits.length - facts.decimals;
     var fraction = digits.slice(cut).replace(/0+$/, "");
-    return digits.slice(0, cut) + (fraction ? "." + fraction : "") + " " + data.symbol;
+    return digits.slice(0, cut) + (fraction ? "." + fraction : "") + " " + facts.symbol;
   }
   function hex(bytes) {
     return Array.prototype.map
@@ -51,17 +63,22 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
       })
       .join("");
   }
-  function base64Json(value) {
-    var bytes = new TextEncoder().encode(JSON.stringify(value));
+  function bytesToBase64(bytes) {
     var binary = "";
     for (var i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
     return btoa(binary);
   }
-  function decodeBase64Json(text) {
+  function base64ToBytes(text) {
     var binary = atob(text);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return bytes;
+  }
+  function base64Json(value) {
+    return bytesToBase64(new TextEncoder().encode(JSON.stringify(value)));
+  }
+  function decodeBase64Json(text) {
+    return JSON.parse(new TextDecoder().decode(base64ToBytes(text)));
   }
   function walletError(error, kind, what) {
     if (error && error.code === 4001) return new PayError("rejected", "You rejected the request in your wallet. Nothing was paid.");
@@ -129,9 +146,129 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
       message: authorization,
     };
     var signature = await ask(wallet, "eth_signTypedData_v4", [from, JSON.stringify(typedData)], "failed", "The wallet could not sign");
-    var payment = { x402Version: 2, payload: { authorization: authorization, signature: signature }, resource: required.resource, accepted: option };
+    return paymentHeader({ authorization: authorization, signature: signature }, option);
+  }
+  function paymentHeader(payload, accepted) {
+    var payment = { x402Version: 2, payload: payload, resource: required.resource, accepted: accepted };
     if (required.extensions) payment.extensions = required.extensions;
     return base64Json(payment);
+  }
+
+${SOLANA_PAGE_SCRIPT}
+  // The app side of the Wallet Standard registration: wallets registered before this script ran answer
+  // app-ready, later ones send register-wallet.
+  var solanaWallets = [];
+  var walletStandard = Object.freeze({
+    register: function () {
+      var added = Array.prototype.filter.call(arguments, function (wallet) {
+        return wallet && typeof wallet === "object" && wallet.features && solanaWallets.indexOf(wallet) < 0;
+      });
+      solanaWallets = solanaWallets.concat(added);
+      return function unregister() {
+        solanaWallets = solanaWallets.filter(function (wallet) {
+          return added.indexOf(wallet) < 0;
+        });
+      };
+    },
+  });
+  if (solanaOption) {
+    window.addEventListener("wallet-standard:register-wallet", function (event) {
+      try {
+        if (typeof event.detail === "function") event.detail(walletStandard);
+      } catch (error) {
+        // A wallet that fails to register is not offered.
+      }
+    });
+    try {
+      window.dispatchEvent(new CustomEvent("wallet-standard:app-ready", { detail: walletStandard }));
+    } catch (error) {
+      // No wallet answered.
+    }
+  }
+  // A registered wallet that can sign a Solana transaction, one for the offer's chain first.
+  function solanaWallet() {
+    var able = solanaWallets.filter(function (wallet) {
+      var features = wallet.features;
+      return features["solana:signTransaction"] && typeof features["solana:signTransaction"].signTransaction === "function" && features["standard:connect"] && typeof features["standard:connect"].connect === "function";
+    });
+    var onChain = able.filter(function (wallet) {
+      return Array.isArray(wallet.chains) && wallet.chains.indexOf(solana.chain) >= 0;
+    });
+    return onChain[0] || able[0];
+  }
+  async function solanaRpc(method, params) {
+    var body;
+    try {
+      var response = await fetch(solana.rpcUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: method, params: params }),
+        credentials: "omit",
+        cache: "no-store",
+      });
+      body = await response.json();
+    } catch (error) {
+      throw new PayError("failed", "The Solana node " + solana.rpcUrl + " could not be read (" + method + "): " + ((error && error.message) || String(error)));
+    }
+    if (!body || body.error || !("result" in body)) {
+      throw new PayError("failed", "The Solana node answered " + method + " with an error: " + ((body && body.error && body.error.message) || "no result"));
+    }
+    return body.result;
+  }
+  function readU64(bytes, at) {
+    var value = 0n;
+    for (var i = 7; i >= 0; i--) value = (value << 8n) | BigInt(bytes[at + i]);
+    return value;
+  }
+  async function signSolana(wallet) {
+    say("working", "Connecting your wallet…");
+    var account;
+    try {
+      var connected = await wallet.features["standard:connect"].connect();
+      account = ((connected && connected.accounts) || wallet.accounts || [])[0];
+    } catch (error) {
+      throw walletError(error, "failed", "The wallet did not connect");
+    }
+    if (!account || typeof account.address !== "string") throw new PayError("failed", "The wallet gave no account.");
+    var chains = account.chains || wallet.chains || [];
+    if (chains.indexOf(solana.chain) < 0) {
+      throw new PayError("wrong_network", "Your wallet does not offer " + solana.network + " (" + solana.chain + "). Switch it to " + solana.network + " and try again.");
+    }
+    var payer = account.address;
+    say("working", "Checking the token and your balance…");
+    var mint = (await solanaRpc("getAccountInfo", [solanaOption.asset, { encoding: "base64" }])).value;
+    if (!mint) throw new PayError("failed", "The token " + solanaOption.asset + " does not exist on " + solana.network + ".");
+    var tokenProgram = mint.owner;
+    var decimals = base64ToBytes(mint.data[0])[44];
+    var source = base58Encode(await associatedTokenAccount(payer, solanaOption.asset, tokenProgram));
+    var holding = (await solanaRpc("getAccountInfo", [source, { encoding: "base64" }])).value;
+    var balance = holding ? readU64(base64ToBytes(holding.data[0]), 64) : 0n;
+    if (balance < BigInt(solanaOption.amount)) {
+      throw new PayError("insufficient_balance", "Insufficient balance: this costs " + units(solanaOption.amount) + ", your account " + payer + " holds " + units(balance.toString()) + ". Nothing was paid.");
+    }
+    var extra = solanaOption.extra || {};
+    var blockhash = typeof extra.recentBlockhash === "string" && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(extra.recentBlockhash) ? extra.recentBlockhash : (await solanaRpc("getLatestBlockhash", [{ commitment: "confirmed" }])).value.blockhash;
+    var built = await solanaExactTransaction({
+      payer: payer,
+      payTo: solanaOption.payTo,
+      mint: solanaOption.asset,
+      feePayer: extra.feePayer,
+      amount: solanaOption.amount,
+      decimals: decimals,
+      tokenProgram: tokenProgram,
+      blockhash: blockhash,
+      memo: typeof extra.memo === "string" ? extra.memo : undefined,
+    });
+    say("working", "Sign the payment of " + units(solanaOption.amount) + " in your wallet…");
+    var signed;
+    try {
+      var outputs = await wallet.features["solana:signTransaction"].signTransaction({ account: account, transaction: built.transaction, chain: solana.chain });
+      signed = outputs && outputs[0] && outputs[0].signedTransaction;
+    } catch (error) {
+      throw walletError(error, "failed", "The wallet could not sign");
+    }
+    if (!(signed instanceof Uint8Array) || signed.length === 0) throw new PayError("failed", "The wallet gave no signed transaction.");
+    return paymentHeader({ transaction: bytesToBase64(signed) }, solanaOption);
   }
 
   async function show(response, signedIn) {
@@ -170,7 +307,7 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
       return;
     }
     document.querySelector("h1").textContent = "Paid";
-    say("paid", "Paid " + units(option.amount) + " on " + data.network + (transaction ? ". Transaction " + transaction : "") + ".");
+    say("paid", "Paid " + units(paying.option.amount) + " on " + paying.facts.network + (transaction ? ". Transaction " + transaction : "") + ".");
   }
 
   async function refusal(response) {
@@ -265,7 +402,8 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
   async function connect(otherwise) {
     var wallet = window.ethereum;
     if (!wallet || typeof wallet.request !== "function") {
-      throw new PayError("no_wallet", "No browser wallet found. Install one (an EIP-1193 wallet such as MetaMask), " + otherwise + ".");
+      var kinds = solanaOption ? "an EIP-1193 wallet such as MetaMask, or a Solana wallet such as Phantom" : "an EIP-1193 wallet such as MetaMask";
+      throw new PayError("no_wallet", "No browser wallet found. Install one (" + kinds + "), " + otherwise + ".");
     }
     say("working", "Connecting your wallet…");
     var accounts = await ask(wallet, "eth_requestAccounts", undefined, "failed", "The wallet did not connect");
@@ -294,7 +432,18 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
     await show(response, true);
   }
 
-  async function pay() {
+  // The offer's first option this browser has a wallet for pays; an EVM option without a wallet says so.
+  async function payHeader() {
+    var forSolana = solanaOption ? solanaWallet() : undefined;
+    var ethereum = option && window.ethereum && typeof window.ethereum.request === "function";
+    if (forSolana && (!ethereum || solana.index < data.index)) {
+      paying = { option: solanaOption, facts: solana };
+      return signSolana(forSolana);
+    }
+    if (!option) {
+      throw new PayError("no_wallet", "No Solana wallet found. Install one (a Wallet Standard wallet such as Phantom or Solflare), or pay with an x402 client.");
+    }
+    paying = { option: option, facts: data };
     var connected = await connect("or pay with an x402 client");
     var wallet = connected.wallet;
     var from = connected.from;
@@ -302,7 +451,11 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
     await switchChain(wallet);
     await checkBalance(wallet, from);
     say("working", "Sign the payment of " + units(option.amount) + " in your wallet…");
-    var header = await sign(wallet, from);
+    return sign(wallet, from);
+  }
+
+  async function pay() {
+    var header = await payHeader();
     say("working", "Paying…");
     var response = await fetch(window.location.href, {
       headers: { "PAYMENT-SIGNATURE": header, Accept: "*/*" },
@@ -328,7 +481,7 @@ export const PAYWALL_PAGE_SCRIPT = String.raw`
     signInButton.hidden = false;
     onClick(signInButton, signIn, "Sign-in failed");
   }
-  if (!option) {
+  if (!option && !solanaOption) {
     button.disabled = true;
     say("error", "None of this resource's payment options can be paid from a browser wallet: use an x402 client.", "unpayable");
     return;

@@ -161,11 +161,11 @@ export const paywallSettingsSchema = z.strictObject({
     .meta({ description: "Shared settings of the routes that offer `application/x402+cbor`." }),
   /**
    * The page a browser gets on a priced `GET` (docs/middleware.md, "The paywall page"): `{
-   * enabled?, appName?, contentSecurityPolicy? }`.
+   * enabled?, appName?, solanaRpcUrls?, contentSecurityPolicy? }`.
    */
   paywall: paywallPageSettingsSchema.prefault({}).meta({
     description:
-      'The page a browser gets on a priced `GET` (docs/middleware.md, "The paywall page"): `{ enabled?, appName?, contentSecurityPolicy? }`.',
+      'The page a browser gets on a priced `GET` (docs/middleware.md, "The paywall page"): `{ enabled?, appName?, solanaRpcUrls?, contentSecurityPolicy? }`.',
   }),
   /**
    * Revoked payers (refunds) are denied sign-in for `holdMs`; with a Redis ledger every instance shares them.

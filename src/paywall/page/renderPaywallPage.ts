@@ -7,21 +7,28 @@ import type { Offer } from "../responses/respond.js";
 import { describePass } from "../passes/describePass.js";
 
 const sha256 = (text: string): string => `'sha256-${base64OfBytes(sha256Of(utf8Bytes(text)))}'`;
+const SCRIPT_HASH = sha256(PAYWALL_PAGE_SCRIPT);
+const STYLE_HASH = sha256(PAYWALL_PAGE_STYLE);
 
 /**
  * The page's `Content-Security-Policy`: nothing loads but its own inline script and style (by hash), the
  * one `fetch` back to its own origin, and a `blob:` link to a downloaded resource; no frames, forms or base.
  */
-export const PAYWALL_PAGE_CSP = [
-  "default-src 'none'",
-  `script-src ${sha256(PAYWALL_PAGE_SCRIPT)}`,
-  `style-src ${sha256(PAYWALL_PAGE_STYLE)}`,
-  "img-src blob:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const PAYWALL_PAGE_CSP = paywallPageCsp([]);
+
+/** {@link PAYWALL_PAGE_CSP}, its `connect-src` also allowing `origins` (the Solana JSON-RPC the page reads). */
+export function paywallPageCsp(origins: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    `script-src ${SCRIPT_HASH}`,
+    `style-src ${STYLE_HASH}`,
+    "img-src blob:",
+    ["connect-src 'self'", ...origins].join(" "),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 /** What the page says about the option it pays: worked out by the server, where the asset table is. */
 export interface PaywallPageFacts {
@@ -34,11 +41,28 @@ export interface PaywallPageFacts {
   decimals?: number | undefined;
   symbol?: string | undefined;
   appName?: string | undefined;
+  /** The option shown (price, network, payee): the EVM one, else the Solana one, else the first. */
+  shown?: number | undefined;
+  /** The offer's Solana option a Wallet Standard wallet can pay, and where the page reads the chain. */
+  solana?: SolanaPageFacts | undefined;
+}
+
+/** What the page's script needs to pay a Solana `exact` option. */
+export interface SolanaPageFacts {
+  index: number;
+  /** The Wallet Standard chain (`solana:devnet`). */
+  chain: string;
+  /** The JSON-RPC URL the page reads the mint, the payer's balance and a blockhash from. */
+  rpcUrl: string;
+  network: string;
+  decimals?: number | undefined;
+  symbol?: string | undefined;
 }
 
 /** The whole page for a 402 `offer`: every value from config or request escaped, the offer as a JSON block. */
 export function renderPaywallPage(offer: Offer, facts: PaywallPageFacts): string {
-  const option: PaymentRequirements | undefined = offer.accepts[Math.max(facts.index, 0)];
+  const option: PaymentRequirements | undefined = offer.accepts[facts.shown ?? Math.max(facts.index, 0)];
+  const evm = facts.index >= 0 ? offer.accepts[facts.index] : undefined;
   const { description, url } = offer.resource;
   const what = description ? description : "this resource";
   const data = {
@@ -49,10 +73,11 @@ export function renderPaywallPage(offer: Offer, facts: PaywallPageFacts): string
       extensions: offer.extensions,
     },
     index: facts.index,
-    chainId: option ? Number(option.network.split(":")[1]) : 0,
+    chainId: evm ? Number(evm.network.split(":")[1]) : 0,
     network: facts.network,
     decimals: facts.decimals,
     symbol: facts.symbol,
+    solana: facts.solana,
   };
   const rows = [
     ["For", escapeHtml(what)],
