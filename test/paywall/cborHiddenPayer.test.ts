@@ -14,6 +14,10 @@ import { createMaskedCborPayment, type CborPayment } from "../../src/payer/creat
 import { claimPartValues } from "../../src/protocol/cbor/Claim.js";
 import { CborTag, type CborValue } from "../../src/protocol/cbor/CborValue.js";
 import { decodeCanonical } from "../../src/protocol/cbor/decodeCanonical.js";
+import {
+  decodeCborSettleResponse,
+  encodeCborFacilitatorRequest,
+} from "../../src/protocol/cbor/facilitatorMessages.js";
 import { MASK_INFO_OPENINGS, sealToFacilitator } from "../../src/protocol/cbor/masks/maskHpke.js";
 import { HIDDEN_PAYER_OPENINGS_BYTES, encodePadded } from "../../src/protocol/cbor/masks/maskPadding.js";
 import { decodePaymentSignature, encodePaymentSignature } from "../../src/protocol/cbor/PaymentSignature.js";
@@ -388,3 +392,50 @@ function decodeWireSubjectIsCommit(payment: CborPayment): boolean {
   const parts = decodeCanonical(decodePaymentSignature(payment.bytes).paymentIntent, { expect: "array" });
   return parts[0] instanceof Map && parts[0].has("commit");
 }
+
+describe("the facilitator, asked directly", () => {
+  let target: Target;
+  beforeAll(async () => {
+    target = await viaX402();
+  });
+  afterAll(async () => target?.stop());
+
+  it.each(PATHS)(
+    "%s: a clear signature beside the sealed one, or none sealed, is refused at /settle; nothing moves",
+    async (path) => {
+      const payer = payers["ml-dsa-65"];
+      const { response, offer } = await fetchCborOffer(`${target.url}${path}`);
+      const mask = response.headers.get("x402-revelation-mask")!;
+      const payment = await createMaskedCborPayment({
+        offer,
+        key: payer,
+        now: time,
+        mask,
+        facilitatorHpkeKey: facilitator.hpkeKey,
+      });
+      const wire = decodePaymentSignature(payment.bytes);
+      const withClear = encodePaymentSignature({ ...wire, signature: payer.sign(wire.paymentIntent) });
+      const unsealed = await resealedOpenings(payment, new Uint8Array(0));
+      const withEmpty = encodePaymentSignature({ ...wire, openings: unsealed.openings });
+      for (const [paymentSignature, reason] of [
+        [withClear, /^mask_violation: a signature in clear/],
+        [withEmpty, /^invalid_signature/],
+      ] as const) {
+        const before = books(payer);
+        const answer = await fetch(`${facilitator.url}/settle`, {
+          method: "POST",
+          headers: { "content-type": "application/x402+cbor" },
+          body: encodeCborFacilitatorRequest({
+            paymentRequest: offer,
+            paymentSignature,
+            revelationMask: decodeBase64(mask),
+          }),
+        });
+        const settled = decodeCborSettleResponse(new Uint8Array(await answer.arrayBuffer()));
+        expect(settled.success).toBe(false);
+        expect(settled.errorReason).toMatch(reason);
+        expect(books(payer)).toEqual(before);
+      }
+    },
+  );
+});

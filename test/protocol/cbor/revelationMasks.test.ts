@@ -355,6 +355,26 @@ describe("the facilitator opens only what matches", () => {
         aad,
       );
 
+  /** Openings sealed exactly as given: no signature added, no pad. */
+  const sealRaw = (value: CborValue) => (key: Uint8Array) =>
+    sealToFacilitator(key, encodeCanonical(value), "x402+cbor/v0.3/mask/openings", context);
+  /** The right openings, padded, with `signature` (if any) and a pad whose first byte is `padByte`. */
+  const sealPadded =
+    (extra: Array<[string, CborValue]>, signature: CborValue | undefined, padByte = 0) =>
+    (key: Uint8Array) => {
+      const plain = encodePadded((pad) => {
+        if (pad.length > 0) pad[0] = padByte;
+        return new Map<string, CborValue>([
+          ["subject", [salt, subject]],
+          ["time", [salt, time]],
+          ...extra,
+          ...(signature === undefined ? [] : ([["signature", signature]] as Array<[string, CborValue]>)),
+          ["pad", pad],
+        ]);
+      }, HIDDEN_PAYER_OPENINGS_BYTES);
+      return sealToFacilitator(key, plain, "x402+cbor/v0.3/mask/openings", context);
+    };
+
   it.each<[string, (key: Uint8Array) => Promise<Uint8Array>, RegExp]>([
     ["an opening missing", seal(new Map([["subject", [salt, subject]]])), /^mask_violation/],
     [
@@ -404,21 +424,52 @@ describe("the facilitator opens only what matches", () => {
       async () => seal(new Map())(new Uint8Array(32).fill(2)),
       /^hpke_open_failed/,
     ],
+    // A hidden subject: the signature sealed, the whole padded to HIDDEN_PAYER_OPENINGS_BYTES.
+    [
+      "openings with the signature but not padded",
+      sealRaw(
+        new Map<string, CborValue>([
+          ["subject", [salt, subject]],
+          ["time", [salt, time]],
+          ["signature", new Uint8Array(64)],
+        ]),
+      ),
+      /^mask_violation: openings not padded/,
+    ],
+    ["padded openings without a signature", sealPadded([], /* signature */ undefined), /^mask_violation/],
+    ["a pad that is not all zeros", sealPadded([], new Uint8Array(64), 1), /^mask_violation: opening of pad/],
+    ["a signature that is text", sealPadded([], "a signature"), /^mask_violation: opening of signature/],
+    [
+      "padded openings one byte short",
+      async (key) => {
+        const full = encodePadded(
+          (pad) =>
+            new Map<string, CborValue>([
+              ["signature", new Uint8Array(64)],
+              ["pad", pad],
+            ]),
+          HIDDEN_PAYER_OPENINGS_BYTES - 1,
+        );
+        return sealToFacilitator(key, full, "x402+cbor/v0.3/mask/openings", context);
+      },
+      /^mask_violation: openings not padded/,
+    ],
   ])("refuses %s", async (_name, openings, reason) => {
     const opened = await openWith(openings);
     expect(opened.ok).toBe(false);
     expect(opened.reason).toMatch(reason);
   });
 
-  it.each<[string, CborValue, RegExp]>([
+  it.each<[string, CborValue, RegExp, boolean?]>([
     ["a plaintext that is not [salt, value]", subject, /^mask_violation/],
     ["a subject of the wrong type", [salt, "a text key"], /^mask_violation/],
     ["a subject of the wrong length", [salt, new Uint8Array(31)], /^mask_violation/],
-  ])("refuses an Encrypted part holding %s", async (_name, plaintext, reason) => {
+    ["an unpadded subject", [salt, subject], /^mask_violation: subject not padded/, false],
+  ])("refuses an Encrypted part holding %s", async (_name, plaintext, reason, padded = true) => {
     const key = await deriveMaskHpkeKey(new Uint8Array(32).fill(8));
     const sealed = await sealToFacilitator(
       key.publicKey,
-      Array.isArray(plaintext)
+      Array.isArray(plaintext) && padded
         ? encodePadded((pad) => [...plaintext, pad], HIDDEN_SUBJECT_SEALED_BYTES)
         : encodeCanonical(plaintext),
       "x402+cbor/v0.3/mask/encrypted/subject",
