@@ -1,6 +1,6 @@
 import { decodeBase64 } from "../protocol/decodeBase64.js";
 import { encodeClaim, type Claim, type ClaimPart } from "../protocol/cbor/Claim.js";
-import { maskIntent } from "../protocol/cbor/masks/maskIntent.js";
+import { maskIntent, type MaskedIntent } from "../protocol/cbor/masks/maskIntent.js";
 import { resolveMask } from "../protocol/cbor/masks/RevelationMask.js";
 import {
   decodePaymentRequest,
@@ -57,7 +57,7 @@ export interface CborPayment {
 export function createCborPayment(options: CborPaymentOptions): CborPayment {
   const { request, intent } = intentFor(options);
   const paymentIntent = encodeClaim(intent);
-  return wrap(options, request, intent, paymentIntent, undefined);
+  return wrap(options, request, intent, { paymentIntent, signature: options.key.sign(paymentIntent) });
 }
 
 /**
@@ -70,8 +70,10 @@ export async function createMaskedCborPayment(options: MaskedCborPaymentOptions)
   const { request, intent } = intentFor(options);
   const document = typeof options.mask === "string" ? decodeBase64(options.mask) : options.mask;
   const mask = resolveMask(request.revelationMaskRef, document);
-  const masked = await maskIntent(intent, mask, options.facilitatorHpkeKey);
-  const payment = wrap(options, request, intent, masked.paymentIntent, masked.openings);
+  const masked = await maskIntent(intent, mask, options.facilitatorHpkeKey, (bytes) =>
+    options.key.sign(bytes),
+  );
+  const payment = wrap(options, request, intent, masked);
   return { ...payment, salts: masked.salts };
 }
 
@@ -94,13 +96,12 @@ function wrap(
   options: CborPaymentOptions,
   request: PaymentRequest,
   intent: Claim,
-  paymentIntent: Uint8Array,
-  openings: Uint8Array | undefined,
+  { paymentIntent, signature, openings }: Pick<MaskedIntent, "paymentIntent" | "signature" | "openings">,
 ): CborPayment {
   const bytes = encodePaymentSignature({
     paymentIntent,
     starkProof: (options.proof ?? standInProof)(paymentIntent),
-    signature: options.key.sign(paymentIntent),
+    signature,
     humanityClaim: options.humanityClaim,
     delegationChain: options.delegationChain,
     openings,

@@ -97,7 +97,7 @@ const cbor: Format = {
   },
   forge: (header) => {
     const payment = decodePaymentSignature(decodeBase64(header));
-    const signature = Uint8Array.from(payment.signature);
+    const signature = Uint8Array.from(payment.signature ?? []);
     signature[0] = (signature[0] ?? 0) ^ 0xff;
     return Buffer.from(encodePaymentSignature({ ...payment, signature })).toString("base64");
   },

@@ -188,10 +188,16 @@ export class LocalCborFacilitator implements CborFacilitator {
     }
     const mismatch = checkPaymentIntent(request, claim);
     if (mismatch) return { ok: false, reason: `mismatch: ${mismatch.field}` };
+    if (!intent.signatureChecked && payment.signature === undefined)
+      return { ok: false, reason: "invalid_signature" };
     const refusal = intent.signatureChecked
       ? undefined
       : await this.signers.verifyIntent(
-          { bytes: payment.paymentIntent, claim: claim as QuantifiedClaim, signature: payment.signature },
+          {
+            bytes: payment.paymentIntent,
+            claim: claim as QuantifiedClaim,
+            signature: payment.signature as Uint8Array,
+          },
           BUILT_SIGNERS,
         );
     if (refusal !== undefined) {

@@ -2,6 +2,7 @@ import type { QuantifiedClaim } from "../../protocol/cbor/Claim.js";
 import type { ClaimPart } from "../../protocol/cbor/Claim.js";
 import { checkIntentForm, masksIntent } from "../../protocol/cbor/masks/checkIntentForm.js";
 import type { MaskHpkeKey } from "../../protocol/cbor/masks/maskHpke.js";
+import { hidesSubject } from "../../protocol/cbor/masks/maskPadding.js";
 import { openWireIntent } from "../../protocol/cbor/masks/openWireIntent.js";
 import { resolveMask, type RevelationMask } from "../../protocol/cbor/masks/RevelationMask.js";
 import { decodeWireIntent } from "../../protocol/cbor/masks/WireIntent.js";
@@ -61,7 +62,11 @@ export async function readPaymentIntent(
   if (payment.delegationChain !== undefined) {
     return { ok: false, reason: "mask_violation: no delegation chain with a masked intent (v0.3)" };
   }
-  if (!verifySignature(subject, payment.paymentIntent, payment.signature)) {
+  // A hidden payer's signature comes sealed in the openings, never in clear.
+  const signature = hidesSubject(mask) ? opened.signature : payment.signature;
+  if (hidesSubject(mask) && payment.signature !== undefined)
+    return { ok: false, reason: "mask_violation: a signature in clear with a hidden subject" };
+  if (signature === undefined || !verifySignature(subject, payment.paymentIntent, signature)) {
     return { ok: false, reason: "invalid_signature" };
   }
   return { ok: true, claim: { ...opened.claim, subject }, mask, salts: opened.salts, signatureChecked: true };

@@ -343,6 +343,11 @@ export class CborPaymentWire implements PaymentWire<
     accepted: CborRouteOffer["acceptedSigners"],
     { intent, signature }: DecodedCborPayment & { intent: QuantifiedClaim },
   ): Promise<void> {
+    if (signature.signature === undefined) {
+      throw new GatewayError("verification_failed", "the signature is missing", {
+        details: { field: "signature" },
+      });
+    }
     let refusal;
     try {
       refusal = await this.deps.signers.verifyIntent(

@@ -41,6 +41,13 @@ async function seal(
   return concat(new Uint8Array(enc), new Uint8Array(ct));
 }
 
+/** `build(zeros)` encoded at exactly `size` bytes: the zeros (at least 256, so a 3-byte head) fill it. */
+function padded(build: (pad: Uint8Array) => unknown, size: number): Uint8Array {
+  const length = size - (cborEncode(build(new Uint8Array(0))).length - 1) - 3;
+  if (length < 256) throw new Error(`does not fit in ${size} bytes`);
+  return cborEncode(build(new Uint8Array(length)));
+}
+
 /** `/supported`'s `hpkeKey`: suite 0x0020 / 0x0001 / 0x0001 and the raw X25519 key in base64. */
 export async function hpkeKeyOf(facilitatorUrl: string): Promise<Uint8Array> {
   const supported = (await (await fetch(`${facilitatorUrl}/supported`)).json()) as {
@@ -99,12 +106,10 @@ export async function payMasked(
       wire.push(new Map([["commit", sha256(concat(salt, cborEncode(value)))]]));
     } else if (tag === "Encrypted") {
       salts.set(part, salt);
-      const sealed = await seal(
-        key,
-        cborEncode([salt, value]),
-        `x402+cbor/v0.3/mask/encrypted/${part}`,
-        context,
-      );
+      // A hidden subject is padded: [salt, key, zeros] of exactly 2,304 bytes (the key's length stays hidden).
+      const plain =
+        part === "subject" ? padded((pad) => [salt, value, pad], 2304) : cborEncode([salt, value]);
+      const sealed = await seal(key, plain, `x402+cbor/v0.3/mask/encrypted/${part}`, context);
       wire.push(new Map([["hpke", sealed]]));
     } else if (tag === "ZK") {
       wire.push(new Map([["zk", sha256(concat(utf8(ZK_LABEL), utf8(part), context))]]));
@@ -114,10 +119,16 @@ export async function payMasked(
   const payment = new Map<string, Uint8Array>([
     ["payment_intent", intent],
     ["stark_proof", sha256(concat(utf8(STAND_IN_LABEL), intent))],
-    ["signature", ed25519.sign(intent, payer.secretKey)],
   ]);
-  if (openings.size > 0)
-    payment.set("openings", await seal(key, cborEncode(openings), "x402+cbor/v0.3/mask/openings", context));
+  const signature = ed25519.sign(intent, payer.secretKey);
+  // A hidden subject: the signature goes sealed in the openings, padded to exactly 6,144 bytes.
+  const hidden = tags.get("subject") !== "Open";
+  if (hidden) openings.set("signature", signature);
+  else payment.set("signature", signature);
+  if (openings.size > 0) {
+    const plain = hidden ? padded((pad) => new Map([...openings, ["pad", pad]]), 6144) : cborEncode(openings);
+    payment.set("openings", await seal(key, plain, "x402+cbor/v0.3/mask/openings", context));
+  }
   const response = await fetch(url, {
     method: "POST",
     headers: {

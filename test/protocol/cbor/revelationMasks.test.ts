@@ -4,11 +4,18 @@ import { describe, expect, it } from "vitest";
 import { CborError } from "../../../src/protocol/cbor/CborError.js";
 import { CborTag, type CborValue } from "../../../src/protocol/cbor/CborValue.js";
 import { CLAIM_PARTS, encodeClaim, type Claim, type ClaimPart } from "../../../src/protocol/cbor/Claim.js";
+import { decodeCanonical } from "../../../src/protocol/cbor/decodeCanonical.js";
 import { encodeCanonical } from "../../../src/protocol/cbor/encodeCanonical.js";
 import { checkIntentForm } from "../../../src/protocol/cbor/masks/checkIntentForm.js";
 import { deriveMaskHpkeKey, sealToFacilitator } from "../../../src/protocol/cbor/masks/maskHpke.js";
 import { maskIntent } from "../../../src/protocol/cbor/masks/maskIntent.js";
 import { openWireIntent } from "../../../src/protocol/cbor/masks/openWireIntent.js";
+import {
+  HIDDEN_PAYER_OPENINGS_BYTES,
+  HIDDEN_SUBJECT_SEALED_BYTES,
+  MIN_PAD_BYTES,
+  encodePadded,
+} from "../../../src/protocol/cbor/masks/maskPadding.js";
 import {
   ALLOWED_MASK_TAGS,
   MASK_SECTIONS,
@@ -31,6 +38,8 @@ import {
   encodePaymentSignature,
 } from "../../../src/protocol/cbor/PaymentSignature.js";
 
+/** These tests open intents, they never check a signature: any 64 bytes sign. */
+const unsigned = () => new Uint8Array(64);
 const tagsOf = (section: Record<ClaimPart, string>) =>
   new Map<string, CborValue>(CLAIM_PARTS.map((part) => [part, section[part]]));
 const open = OPEN_FIELDS_MASK.intent;
@@ -282,7 +291,7 @@ describe("masked intents", () => {
             intent: { subject, time },
             receipt: { subject: subject === "Open" ? "Open" : "Commit" },
           });
-          const masked = await maskIntent({ ...claim, time: seconds }, mask, key.publicKey);
+          const masked = await maskIntent({ ...claim, time: seconds }, mask, key.publicKey, unsigned);
           const wire = decodeWireIntent(masked.paymentIntent);
           expect(checkIntentForm(mask, wire)).toBeUndefined();
           expect(checkIntentForm(OPEN_FIELDS_MASK, wire) === undefined).toBe(
@@ -307,7 +316,7 @@ describe("HPKE keys handed over as Buffers", () => {
     const key = await deriveMaskHpkeKey(Buffer.from("07".repeat(32), "hex"));
     const published = Buffer.from(Buffer.from(key.publicKey).toString("base64"), "base64");
     const mask = completeMask({ intent: { subject: "Encrypted" }, receipt: { subject: "Commit" } });
-    const masked = await maskIntent(claim, mask, published);
+    const masked = await maskIntent(claim, mask, published, unsigned);
     const opened = await openWireIntent(decodeWireIntent(masked.paymentIntent), mask, masked.openings, key);
     expect(opened).toMatchObject({ ok: true, claim: { subject: claim.subject } });
   });
@@ -327,13 +336,44 @@ describe("the facilitator opens only what matches", () => {
     openings: (key: Uint8Array) => Promise<Uint8Array>,
   ): Promise<{ ok: boolean; reason?: string }> {
     const key = await deriveMaskHpkeKey(new Uint8Array(32).fill(8));
-    const masked = await maskIntent(claim, mask, key.publicKey);
+    const masked = await maskIntent(claim, mask, key.publicKey, unsigned);
     return openWireIntent(decodeWireIntent(masked.paymentIntent), mask, await openings(key.publicKey), key);
   }
+  /** Openings as a payer hiding the subject seals them: with its signature, padded to the bucket. */
   const seal =
     (value: CborValue, info = "x402+cbor/v0.3/mask/openings", aad = context) =>
     (key: Uint8Array) =>
-      sealToFacilitator(key, encodeCanonical(value), info, aad);
+      sealToFacilitator(
+        key,
+        value instanceof Map
+          ? encodePadded(
+              (pad) => new Map([...value, ["signature", new Uint8Array(64)], ["pad", pad]]),
+              HIDDEN_PAYER_OPENINGS_BYTES,
+            )
+          : encodeCanonical(value),
+        info,
+        aad,
+      );
+
+  /** Openings sealed exactly as given: no signature added, no pad. */
+  const sealRaw = (value: CborValue) => (key: Uint8Array) =>
+    sealToFacilitator(key, encodeCanonical(value), "x402+cbor/v0.3/mask/openings", context);
+  /** The right openings, padded, with `signature` (if any) and a pad whose first byte is `padByte`. */
+  const sealPadded =
+    (extra: Array<[string, CborValue]>, signature: CborValue | undefined, padByte = 0) =>
+    (key: Uint8Array) => {
+      const plain = encodePadded((pad) => {
+        if (pad.length > 0) pad[0] = padByte;
+        return new Map<string, CborValue>([
+          ["subject", [salt, subject]],
+          ["time", [salt, time]],
+          ...extra,
+          ...(signature === undefined ? [] : ([["signature", signature]] as Array<[string, CborValue]>)),
+          ["pad", pad],
+        ]);
+      }, HIDDEN_PAYER_OPENINGS_BYTES);
+      return sealToFacilitator(key, plain, "x402+cbor/v0.3/mask/openings", context);
+    };
 
   it.each<[string, (key: Uint8Array) => Promise<Uint8Array>, RegExp]>([
     ["an opening missing", seal(new Map([["subject", [salt, subject]]])), /^mask_violation/],
@@ -384,21 +424,54 @@ describe("the facilitator opens only what matches", () => {
       async () => seal(new Map())(new Uint8Array(32).fill(2)),
       /^hpke_open_failed/,
     ],
+    // A hidden subject: the signature sealed, the whole padded to HIDDEN_PAYER_OPENINGS_BYTES.
+    [
+      "openings with the signature but not padded",
+      sealRaw(
+        new Map<string, CborValue>([
+          ["subject", [salt, subject]],
+          ["time", [salt, time]],
+          ["signature", new Uint8Array(64)],
+        ]),
+      ),
+      /^mask_violation: openings not padded/,
+    ],
+    ["padded openings without a signature", sealPadded([], /* signature */ undefined), /^mask_violation/],
+    ["a pad that is not all zeros", sealPadded([], new Uint8Array(64), 1), /^mask_violation: opening of pad/],
+    ["a signature that is text", sealPadded([], "a signature"), /^mask_violation: opening of signature/],
+    [
+      "padded openings one byte short",
+      async (key) => {
+        const full = encodePadded(
+          (pad) =>
+            new Map<string, CborValue>([
+              ["signature", new Uint8Array(64)],
+              ["pad", pad],
+            ]),
+          HIDDEN_PAYER_OPENINGS_BYTES - 1,
+        );
+        return sealToFacilitator(key, full, "x402+cbor/v0.3/mask/openings", context);
+      },
+      /^mask_violation: openings not padded/,
+    ],
   ])("refuses %s", async (_name, openings, reason) => {
     const opened = await openWith(openings);
     expect(opened.ok).toBe(false);
     expect(opened.reason).toMatch(reason);
   });
 
-  it.each<[string, CborValue, RegExp]>([
+  it.each<[string, CborValue, RegExp, boolean?]>([
     ["a plaintext that is not [salt, value]", subject, /^mask_violation/],
     ["a subject of the wrong type", [salt, "a text key"], /^mask_violation/],
     ["a subject of the wrong length", [salt, new Uint8Array(31)], /^mask_violation/],
-  ])("refuses an Encrypted part holding %s", async (_name, plaintext, reason) => {
+    ["an unpadded subject", [salt, subject], /^mask_violation: subject not padded/, false],
+  ])("refuses an Encrypted part holding %s", async (_name, plaintext, reason, padded = true) => {
     const key = await deriveMaskHpkeKey(new Uint8Array(32).fill(8));
     const sealed = await sealToFacilitator(
       key.publicKey,
-      encodeCanonical(plaintext),
+      Array.isArray(plaintext) && padded
+        ? encodePadded((pad) => [...plaintext, pad], HIDDEN_SUBJECT_SEALED_BYTES)
+        : encodeCanonical(plaintext),
       "x402+cbor/v0.3/mask/encrypted/subject",
       context,
     );
@@ -410,7 +483,8 @@ describe("the facilitator opens only what matches", () => {
       time,
       context,
     ];
-    const opened = await openWireIntent(decodeWireIntent(encodeCanonical(parts)), sealedMask, undefined, key);
+    const openings = await seal(new Map())(key.publicKey);
+    const opened = await openWireIntent(decodeWireIntent(encodeCanonical(parts)), sealedMask, openings, key);
     expect(opened.ok).toBe(false);
     expect((opened as { reason: string }).reason).toMatch(reason);
   });
@@ -464,5 +538,66 @@ describe("the fields masks add to existing messages", () => {
     ],
   ])("refuses %s", (_name, decode) => {
     expect(decode).toThrow(expect.objectContaining({ problem: "wrong_type" }));
+  });
+});
+
+describe("a hidden payer's padding", () => {
+  const salt = new Uint8Array(16);
+  // Ed25519 (64), EVM (65: r ‖ s ‖ v), Stark (2 to 4 felts of 32 bytes), ML-DSA-65 (3,309).
+  const SIGNATURES = [64, 65, 64, 96, 128, 3309];
+  const KEYS = [32, 20, 32, 1952];
+
+  it("every algorithm's signature and key fill the same openings and Encrypted subject sizes", () => {
+    for (const signatureBytes of SIGNATURES)
+      for (const keyBytes of KEYS) {
+        const openings = encodePadded(
+          (pad) =>
+            new Map<string, CborValue>([
+              ["subject", [salt, new Uint8Array(keyBytes)]],
+              ["time", [salt, new CborTag(1, 2 ** 40)]],
+              ["signature", new Uint8Array(signatureBytes)],
+              ["pad", pad],
+            ]),
+          HIDDEN_PAYER_OPENINGS_BYTES,
+        );
+        expect(openings.length).toBe(HIDDEN_PAYER_OPENINGS_BYTES);
+        const subject = encodePadded(
+          (pad) => [salt, new Uint8Array(keyBytes), pad],
+          HIDDEN_SUBJECT_SEALED_BYTES,
+        );
+        expect(subject.length).toBe(HIDDEN_SUBJECT_SEALED_BYTES);
+      }
+  });
+
+  it("property: any content up to the bucket pads to exactly its size, the pad all zeros", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: HIDDEN_PAYER_OPENINGS_BYTES - 32 - MIN_PAD_BYTES }), (length) => {
+        const bytes = encodePadded(
+          (pad) =>
+            new Map<string, CborValue>([
+              ["signature", new Uint8Array(length)],
+              ["pad", pad],
+            ]),
+          HIDDEN_PAYER_OPENINGS_BYTES,
+        );
+        expect(bytes.length).toBe(HIDDEN_PAYER_OPENINGS_BYTES);
+        const pad = decodeCanonical(bytes, { expect: "map" }).get("pad") as Uint8Array;
+        expect(pad.every((byte) => byte === 0)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("content larger than the bucket is refused, never sent unpadded", () => {
+    expect(() =>
+      encodePadded(
+        (pad) =>
+          new Map([
+            ["signature", new Uint8Array(HIDDEN_PAYER_OPENINGS_BYTES)],
+            ["pad", pad],
+          ]),
+        HIDDEN_PAYER_OPENINGS_BYTES,
+      ),
+    ).toThrow(RangeError);
   });
 });

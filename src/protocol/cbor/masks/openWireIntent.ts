@@ -8,6 +8,12 @@ import { checkIntentForm } from "./checkIntentForm.js";
 import { MASK_INFO_ENCRYPTED_PREFIX, MASK_INFO_OPENINGS, type MaskHpkeKey } from "./maskHpke.js";
 import type { RevelationMask } from "./RevelationMask.js";
 import { isStandInZkProof } from "./standInZkProof.js";
+import {
+  HIDDEN_PAYER_OPENINGS_BYTES,
+  HIDDEN_SUBJECT_SEALED_BYTES,
+  hidesSubject,
+  isZeroPad,
+} from "./maskPadding.js";
 import type { IntentView, WireIntent } from "./WireIntent.js";
 
 /** The intent as the facilitator reads it: Commit and Encrypted parts opened, with their salts. */
@@ -16,6 +22,8 @@ export interface OpenedIntent {
   claim: IntentView;
   /** The salt of each opened part (a receipt commits to the same part with it). */
   salts: Partial<Record<ClaimPart, Uint8Array>>;
+  /** The signature sealed in the openings, when the mask hides the subject. */
+  signature?: Uint8Array | undefined;
 }
 
 /** Why an intent does not open; `reason` starts with the refusal's word. */
@@ -24,7 +32,9 @@ export type OpenRefusal = { ok: false; reason: string };
 /**
  * Facilitator side: check the intent against its mask and open what is hidden — the Commit parts from
  * the sealed `openings` (each must match its commitment), the Encrypted parts with `key` — and check
- * each ZK slot's stand-in proof. The AAD of everything sealed is the intent's context.
+ * each ZK slot's stand-in proof. The AAD of everything sealed is the intent's context. When the mask
+ * hides the subject, the openings are exactly HIDDEN_PAYER_OPENINGS_BYTES and hold the signature, and
+ * an Encrypted subject is exactly HIDDEN_SUBJECT_SEALED_BYTES, both with a zero pad.
  */
 export async function openWireIntent(
   wire: WireIntent,
@@ -41,40 +51,48 @@ export async function openWireIntent(
   }
   const context = wire.view.context;
   const commits = CLAIM_PARTS.filter((part) => mask.intent[part] === "Commit");
-  if ((openings !== undefined) !== commits.length > 0) {
-    return refuse(
-      "mask_violation",
-      commits.length > 0 ? "openings missing" : "openings without a Commit part",
-    );
+  const hidden = hidesSubject(mask);
+  if ((openings !== undefined) !== (commits.length > 0 || hidden)) {
+    return refuse("mask_violation", openings === undefined ? "openings missing" : "openings unexpected");
   }
   const claim: Record<string, unknown> = { ...wire.view };
   const salts: OpenedIntent["salts"] = {};
   const opened = new Map<ClaimPart, [Uint8Array, CborValue]>();
+  let signature: Uint8Array | undefined;
   try {
     if (openings !== undefined) {
-      const map = decodeCanonical(await key.open(openings, MASK_INFO_OPENINGS, context), {
-        expect: "map",
-        what: "openings",
-      });
+      const plain = await key.open(openings, MASK_INFO_OPENINGS, context);
+      if (hidden && plain.length !== HIDDEN_PAYER_OPENINGS_BYTES)
+        return refuse("mask_violation", `openings not padded to ${HIDDEN_PAYER_OPENINGS_BYTES} bytes`);
+      const map = decodeCanonical(plain, { expect: "map", what: "openings" });
       for (const [name, entry] of map) {
-        if (!isClaimPart(name) || !commits.includes(name))
+        if (hidden && name === "signature" && entry instanceof Uint8Array) signature = entry;
+        else if (hidden && name === "pad" && isZeroPad(entry)) continue;
+        else if (!isClaimPart(name) || !commits.includes(name))
           return refuse("mask_violation", `opening of ${name}`);
-        opened.set(name, readOpening(entry, `openings.${name}`));
+        else opened.set(name, readOpening(entry, `openings.${name}`));
       }
+      if (hidden && (signature === undefined || !map.has("pad")))
+        return refuse("mask_violation", "the sealed signature or its pad is missing");
       if (opened.size !== commits.length) return refuse("mask_violation", "an opening is missing");
     }
     for (const part of CLAIM_PARTS) {
-      const hidden = wire.hidden[part];
-      if (hidden?.tag === "Commit") {
+      const form = wire.hidden[part];
+      if (form?.tag === "Commit") {
         const [salt, value] = opened.get(part) as [Uint8Array, CborValue];
         const expected = commitClaimPart(salt, value);
-        if (!timingSafeEqual(expected, hidden.commitment)) return refuse("commitment_mismatch", part);
+        if (!timingSafeEqual(expected, form.commitment)) return refuse("commitment_mismatch", part);
         setPart(claim, part, value, salts, salt);
-      } else if (hidden?.tag === "Encrypted") {
-        const plain = await key.open(hidden.sealed, `${MASK_INFO_ENCRYPTED_PREFIX}${part}`, context);
-        const [salt, value] = readOpening(decodeCanonical(plain, { expect: "array", what: part }), part);
+      } else if (form?.tag === "Encrypted") {
+        const plain = await key.open(form.sealed, `${MASK_INFO_ENCRYPTED_PREFIX}${part}`, context);
+        const entry = decodeCanonical(plain, { expect: "array", what: part });
+        if (part === "subject") {
+          if (plain.length !== HIDDEN_SUBJECT_SEALED_BYTES || !isZeroPad(entry.pop()))
+            return refuse("mask_violation", `subject not padded to ${HIDDEN_SUBJECT_SEALED_BYTES} bytes`);
+        }
+        const [salt, value] = readOpening(entry, part);
         setPart(claim, part, value, salts, salt);
-      } else if (hidden?.tag === "ZK" && !isStandInZkProof(hidden.proof, part, context)) {
+      } else if (form?.tag === "ZK" && !isStandInZkProof(form.proof, part, context)) {
         return refuse("stand_in_zk_proof_mismatch", part);
       }
     }
@@ -83,7 +101,7 @@ export async function openWireIntent(
     // @hpke/core throws OpenError for a tampered or misdirected ciphertext.
     return refuse("hpke_open_failed", (error as Error).name);
   }
-  return { ok: true, claim: claim as unknown as IntentView, salts };
+  return { ok: true, claim: claim as unknown as IntentView, salts, signature };
 }
 
 function readOpening(entry: CborValue, at: string): [Uint8Array, CborValue] {
