@@ -296,6 +296,14 @@ const routeOf = <P extends z.ZodType, T extends z.ZodType, U extends z.ZodType, 
           path: ["settle"],
           message: "an `upto` route settles what its answer used: it cannot settle before",
         });
+      // A retry is answered from the kept response, and only a held (settle-after) response is kept.
+      if (route.extensions?.["payment-identifier"] !== undefined && route.settle === "before")
+        ctx.addIssue({
+          code: "custom",
+          path: ["settle"],
+          message:
+            "a route that declares `payment-identifier` answers retries from its kept response: it settles after the handler (`settle: after`), not before",
+        });
       if (route.extensions?.bazaar === undefined) return;
       for (const issue of bazaarDeclarationIssues(route.extensions.bazaar))
         ctx.addIssue({

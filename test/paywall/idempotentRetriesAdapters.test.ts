@@ -76,3 +76,18 @@ describe("requestBody: { openApi: true } in code", () => {
     ).toThrow(/requestBody\.openApi: only the gateway/);
   });
 });
+
+describe("payment-identifier on a settle-before route", () => {
+  it("is refused at start-up: only a held (settle-after) response can be kept for a retry", () => {
+    const routes = (settle: "before" | "after") => ({
+      "POST /x": {
+        price: "$0.01",
+        settle,
+        extensions: { "payment-identifier": declarePaymentIdentifierExtension(false) },
+      },
+    });
+    const options = { facilitator: { url: "http://127.0.0.1:1" }, payTo: PAY_TO, network: "eip155:84532" };
+    expect(() => x402({ ...options, routes: routes("before") })).toThrow(/payment-identifier.*settle: after/);
+    expect(() => x402({ ...options, routes: routes("after") })).not.toThrow();
+  });
+});
