@@ -15,6 +15,7 @@ import {
 import { loadPaymentPool } from "./paymentPool.js";
 import { passScenario } from "./passScenario.js";
 import { coresScenario, memoryScenario, redisReachable } from "./systemScenarios.js";
+import { benchSolanaChain, loadSvmPaymentPool } from "./svmPaymentPool.js";
 import type { BenchSettings, Section } from "./Section.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -31,6 +32,7 @@ const labels = {
   "bare-http-402": "bare node:http (constant 402)",
   "bare-express-402": "bare Express (constant 402)",
   official: "official @x402/express 2.27",
+  "official-svm": "official @x402/express 2.27 + @x402/svm",
   x402: "x402()",
   gateway: "x402-gateway serve",
   "express-hpm": "Express + hpm, keep-alive agent",
@@ -99,6 +101,24 @@ const HTTP_SCENARIOS: HttpScenario[] = [
   },
 ];
 
+/** A paid GET of the priced route, the instant facilitator in its own process reached over HTTP (11, 14). */
+const PAID_OVER_HTTP = {
+  floor: "official",
+  path: ROUTE,
+  expectStatus: 200,
+  upstream: true,
+  paid: true,
+  facilitator: true,
+} as const;
+
+/** Scenario 11's targets, which the Solana scenario 14 is held to as well. */
+const OVER_HTTP_TARGETS: HttpScenario["targets"] = [
+  { contender: "x402", maxCpuMicros: 600 },
+  { contender: "gateway", maxCpuMicros: 600 },
+  { contender: "x402", versus: "official", min: 1.8 },
+  { contender: "gateway", versus: "official", min: 1.8 },
+];
+
 /**
  * Scenario 11 (issue #32): paid requests with the facilitator in its own process, reached over HTTP by
  * every contender (the official through its own HTTPFacilitatorClient); with Redis reachable, `x402()`
@@ -124,18 +144,10 @@ async function paidOverHttpScenario(
           ]
         : []),
     ],
-    floor: "official",
-    path: ROUTE,
-    expectStatus: 200,
-    upstream: true,
-    paid: true,
-    facilitator: true,
+    ...PAID_OVER_HTTP,
     labels,
     targets: [
-      { contender: "x402", maxCpuMicros: 600 },
-      { contender: "gateway", maxCpuMicros: 600 },
-      { contender: "x402", versus: "official", min: 1.8 },
-      { contender: "gateway", versus: "official", min: 1.8 },
+      ...OVER_HTTP_TARGETS,
       ...(redis
         ? [
             { contender: "x402-redis", versus: "x402", min: 0.85 },
@@ -151,6 +163,31 @@ async function paidOverHttpScenario(
         ...section,
         lines: [...section.lines, "", `Redis ledger variants not run: no Redis at ${redisUrl}.`],
       };
+}
+
+/**
+ * Scenario 14 (issue #36): scenario 11 on Solana. Each request carries a distinct transaction signed by the
+ * official `@x402/svm` client (pre-signed against the LOCAL Solana engine), to a route priced on the engine's
+ * network; the instant facilitator, in its own process over HTTP, names the fee payer in `/supported`.
+ */
+async function solanaPaidScenario(settings: BenchSettings): Promise<Section> {
+  const solana = await benchSolanaChain();
+  const size = settings.payments / 2;
+  return runHttpScenario(
+    {
+      id: "14",
+      title:
+        "Solana paid path over HTTP: a distinct official @x402/svm transaction per request, instant facilitator in its own process",
+      contenders: ["official", "x402", "gateway"],
+      ...PAID_OVER_HTTP,
+      options: { solana },
+      payments: () => loadSvmPaymentPool(size, settings.log),
+      labels: { ...labels, official: labels["official-svm"] },
+      targets: OVER_HTTP_TARGETS,
+    },
+    settings,
+    async () => [],
+  );
 }
 
 interface Scenario {
@@ -173,6 +210,7 @@ const SCENARIOS: Scenario[] = [
   { id: "10", run: coldStartScenario },
   { id: "11", run: paidOverHttpScenario },
   { id: "13", run: passScenario },
+  { id: "14", run: solanaPaidScenario },
 ];
 
 /** What `node --cpu-prof` showed while the gateway was made faster (the profile behind any miss below). */
