@@ -173,7 +173,8 @@ async function solanaPaidScenario(settings: BenchSettings): Promise<Section> {
   // Loaded here: LiteSVM (native) and @solana/kit stay out of runs without this scenario.
   const { benchSolanaChain, loadSvmPaymentPool } = await import("./svmPaymentPool.js");
   const solana = await benchSolanaChain();
-  const size = settings.payments / 2;
+  // Enough for 3,000 paid requests a second per contender (each contender's ledger starts empty).
+  const size = (settings.warmupSeconds + settings.rounds * settings.seconds) * 3_000;
   return runHttpScenario(
     {
       id: "14",
