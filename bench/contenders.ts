@@ -47,7 +47,26 @@ export interface ContenderOptions {
   redisUrl?: string;
   /** The priced route also takes CBOR payments, settled by the CBOR facilitator at this URL. */
   cborFacilitatorUrl?: string;
+  /**
+   * The route is priced on this Solana network (the LOCAL engine's: devnet's id, its USDC) instead of Base
+   * Sepolia, paid to its payee; the facilitator names its fee payer (scenario 15). Made by the runner with
+   * `benchSolanaChain()` (bench/svmPaymentPool.ts), so no server process loads Solana code it does not need.
+   */
+  solana?: BenchChain;
 }
+
+/** Where a contender's route is paid: its network, payee, and (Solana) the fee payer the facilitator names. */
+export interface BenchChain {
+  network: string;
+  payTo: string;
+  /** Solana: the facilitator's fee payer (`extra.feePayer` of the offer). */
+  feePayer?: string;
+  /** Solana: the payer the pre-signed transactions come from (what the instant facilitator reports). */
+  payer?: string;
+}
+
+const EVM_CHAIN: BenchChain = { network: NETWORK, payTo: PAY_TO };
+const chainOf = (options: ContenderOptions): BenchChain => options.solana ?? EVM_CHAIN;
 
 /** The merchant's name on CBOR offers, and what a CBOR payment of the route costs (0.001 USDC). */
 const MERCHANT = "merchant:bench";
@@ -62,6 +81,8 @@ export const benchCborPayer = () =>
 type Start = (options: ContenderOptions) => Promise<RunningContender>;
 
 const TRANSACTION = `0x${"ab".repeat(32)}`;
+/** A Solana transaction signature's shape: 64 bytes in base58 (88 characters here). */
+const SOLANA_TRANSACTION = "5".repeat(88);
 
 function payerOf(payload: { payload: Record<string, unknown> }): string | undefined {
   const authorization = payload.payload.authorization as { from?: string } | undefined;
@@ -112,9 +133,24 @@ const instantFacilitatorClient = {
   getSupported: async () => SUPPORTED,
 } as unknown as FacilitatorClient;
 
-/** The instant facilitator's HTTP API: `/verify`, `/settle`, `/supported`, each answered at once in JSON. */
-function instantFacilitatorServer(): RequestListener {
-  const supported = JSON.stringify(SUPPORTED);
+/**
+ * The instant facilitator's HTTP API: `/verify`, `/settle`, `/supported`, each answered at once in JSON; on
+ * `chain`'s network (Solana: `/supported` names the fee payer, the payer is the bench's Solana payer).
+ */
+function instantFacilitatorServer(chain: BenchChain = EVM_CHAIN): RequestListener {
+  const supported = JSON.stringify({
+    kinds: [
+      {
+        x402Version: 2,
+        scheme: "exact",
+        network: chain.network,
+        ...(chain.feePayer ? { extra: { feePayer: chain.feePayer } } : {}),
+      },
+    ],
+    extensions: [],
+    signers: {},
+  });
+  const transaction = chain.feePayer ? SOLANA_TRANSACTION : TRANSACTION;
   return (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -128,13 +164,13 @@ function instantFacilitatorServer(): RequestListener {
         paymentPayload: { payload: Record<string, unknown> };
         paymentRequirements: { network: string };
       };
-      const payer = payerOf(request.paymentPayload);
+      const payer = chain.payer ?? payerOf(request.paymentPayload);
       if (req.url?.endsWith("/verify")) return send(JSON.stringify({ isValid: true, payer }));
       if (req.url?.endsWith("/settle"))
         return send(
           JSON.stringify({
             success: true,
-            transaction: TRANSACTION,
+            transaction,
             network: request.paymentRequirements.network,
             payer,
           }),
@@ -265,7 +301,7 @@ export const contenders = {
   },
 
   /** The instant facilitator as an HTTP server, for the paid scenarios that reach it over HTTP. */
-  facilitator: async () => serve(instantFacilitatorServer()),
+  facilitator: async (options) => serve(instantFacilitatorServer(chainOf(options))),
 
   /** The local CBOR facilitator (real Ed25519 checks, books in memory), the bench payer's account funded. */
   "cbor-facilitator": async () => {
@@ -276,27 +312,43 @@ export const contenders = {
   },
 
   /** The official `@x402/express` middleware with the exact EVM scheme, on the same route and price. */
-  official: async ({ facilitatorUrl }) => {
+  official: async (options) => {
+    const { facilitatorUrl } = options;
+    const { network, payTo } = chainOf(options);
     const server = new x402ResourceServer(facilitatorClient(facilitatorUrl)).register(
-      NETWORK,
-      new ExactEvmScheme(),
+      network as `${string}:${string}`,
+      options.solana ? new (await import("@x402/svm/exact/server")).ExactSvmScheme() : new ExactEvmScheme(),
     );
     const app = express();
     app.disable("x-powered-by");
-    app.use(paymentMiddleware(officialRoutes, server));
+    app.use(
+      paymentMiddleware(
+        options.solana
+          ? {
+              [`GET ${ROUTE}`]: {
+                accepts: { scheme: "exact", price: PRICE, network: network as `${string}:${string}`, payTo },
+                description: "Weather",
+              },
+            }
+          : officialRoutes,
+        server,
+      ),
+    );
     app.get(ROUTE, answer);
     return serve(app);
   },
 
   /** This project's `x402()` in a bare Express app. */
-  x402: async ({ facilitatorUrl, redisUrl, cborFacilitatorUrl }) => {
+  x402: async (options) => {
+    const { facilitatorUrl, redisUrl, cborFacilitatorUrl } = options;
+    const { network, payTo } = chainOf(options);
     const app = express();
     app.disable("x-powered-by");
     app.use(
       x402({
         facilitator: facilitatorUrl ? { url: facilitatorUrl } : instantFacilitator,
-        payTo: PAY_TO,
-        network: NETWORK,
+        payTo,
+        network,
         routes: cborFacilitatorUrl ? cborRoutes : routes,
         ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
         ...(cborFacilitatorUrl ? { cbor: cborSettings(cborFacilitatorUrl) } : {}),
@@ -328,20 +380,22 @@ export const contenders = {
     ),
 
   /** `x402-gateway serve`'s app in front of the upstream, with its access log, metrics and helmet on. */
-  gateway: async ({
-    upstreamUrl = "http://127.0.0.1:9",
-    log = "stdout",
-    settleDelayMs,
-    facilitatorUrl,
-    redisUrl,
-    cborFacilitatorUrl,
-  }) => {
+  gateway: async (options) => {
+    const {
+      upstreamUrl = "http://127.0.0.1:9",
+      log = "stdout",
+      settleDelayMs,
+      facilitatorUrl,
+      redisUrl,
+      cborFacilitatorUrl,
+    } = options;
+    const { network, payTo } = chainOf(options);
     const config = gatewayConfigSchema.parse({
       facilitator: { url: facilitatorUrl ?? "http://127.0.0.1:9" },
       ...(redisUrl ? { ledger: redisLedger(redisUrl) } : {}),
       ...(cborFacilitatorUrl ? { cbor: cborSettings(cborFacilitatorUrl) } : {}),
-      payTo: PAY_TO,
-      network: NETWORK,
+      payTo,
+      network,
       routes: cborFacilitatorUrl ? cborRoutes : routes,
       listen: { host: "127.0.0.1", port: 0 },
       upstreams: [{ prefix: "/", url: upstreamUrl }],
@@ -384,10 +438,15 @@ export interface SignedPayload {
   authorization: Record<string, string>;
 }
 
-/** The PAYMENT-SIGNATURE header for one pre-signed authorization, against a contender's own offer. */
+/** One pre-signed official `@x402/svm` exact payload: a partially signed transaction (base64 wire bytes). */
+export interface SignedSvmPayload {
+  transaction: string;
+}
+
+/** The PAYMENT-SIGNATURE header for one pre-signed payload, against a contender's own offer. */
 export function paymentHeader(
   offer: { resource?: unknown; accepts: PaymentRequirements[] },
-  signed: SignedPayload,
+  signed: SignedPayload | SignedSvmPayload,
 ): string {
   const accepted = offer.accepts[0];
   if (accepted === undefined) throw new Error("the offer lists no payment option");

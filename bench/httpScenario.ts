@@ -8,6 +8,7 @@ import {
   type ContenderName,
   type ContenderOptions,
   type SignedPayload,
+  type SignedSvmPayload,
 } from "./contenders.js";
 import { PROFILE_DIR, load, median, startServer, type LoadResult, type ServerProcess } from "./measure.js";
 import { newestProfile, topSelfFrames } from "./profileSummary.js";
@@ -46,6 +47,10 @@ export interface HttpScenario {
   format?: "json" | "cbor";
   /** The facilitator runs in its own process and every contender reaches it over HTTP. */
   facilitator?: boolean;
+  /** Options given to every server of the scenario, the facilitator included (e.g. a Solana network). */
+  options?: ContenderOptions;
+  /** The pre-signed payments, when not the EVM pool (e.g. official `@x402/svm` transactions). */
+  payments?: () => Promise<Array<SignedPayload | SignedSvmPayload>>;
   targets: HttpTarget[];
   /** Labels shown in the table instead of the contender ids. */
   labels: Partial<Record<string, string>>;
@@ -139,7 +144,7 @@ async function measureHttpScenario(
     }
     let facilitatorUrl: string | undefined;
     if (scenario.facilitator === true) {
-      const facilitator = await startServer("facilitator");
+      const facilitator = await startServer("facilitator", scenario.options);
       started.push(facilitator);
       facilitatorUrl = facilitator.url;
     }
@@ -157,13 +162,13 @@ async function measureHttpScenario(
       const [name, own] = typeof entry === "string" ? [entry, {}] : [entry.contender, entry.options];
       const server = await startServer(
         name,
-        { upstreamUrl, facilitatorUrl, cborFacilitatorUrl, ...own },
+        { ...scenario.options, upstreamUrl, facilitatorUrl, cborFacilitatorUrl, ...own },
         settings.profile === id,
       );
       started.push(server);
       servers.set(id, server);
     }
-    const payments = scenario.paid && !cbor ? await pool() : [];
+    const payments = scenario.paid && !cbor ? await (scenario.payments ?? pool)() : [];
     const exhausted = new Set<string>();
     const headerSources = new Map<string, () => Record<string, string>>();
     if (scenario.paid && !cbor) {

@@ -9,11 +9,14 @@ import {
   ROUTE,
   UPSTREAM_BODY,
   type ContenderName,
+  type ContenderOptions,
   type RunningContender,
   type SignedPayload,
+  type SignedSvmPayload,
 } from "../../bench/contenders.js";
 import { load, startServer } from "../../bench/measure.js";
 import { CHAIN_ID, signPayments, TOKEN } from "../../bench/paymentPool.js";
+import { benchSolanaChain, signSvmPayments } from "../../bench/svmPaymentPool.js";
 import { AUTHORIZATION_FIELDS } from "../../src/dev/signTransferAuthorization.js";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
 import { paymentRequiredSchema, type PaymentRequired } from "../../src/protocol/schemas.js";
@@ -27,7 +30,7 @@ afterAll(async () => {
 async function start(
   name: ContenderName,
   upstreamUrl?: string,
-  options: { facilitatorUrl?: string; redisUrl?: string; cborFacilitatorUrl?: string } = {},
+  options: Omit<ContenderOptions, "upstreamUrl" | "log"> = {},
 ): Promise<string> {
   const contender = await contenders[name]({ upstreamUrl, log: "silent", ...options });
   running.push(contender);
@@ -158,6 +161,40 @@ describe("bench harness", () => {
       expect(again.status).not.toBe(200);
       await again.arrayBuffer();
     },
+  );
+
+  it.each(["official", "x402", "gateway"] as const)(
+    "%s pays a distinct official @x402/svm transaction on Solana as scenario 15 sends it, and refuses it twice",
+    async (name) => {
+      const solana = await benchSolanaChain();
+      const facilitatorUrl = await start("facilitator", undefined, { solana });
+      const upstreamUrl = await start("upstream");
+      const url = await start(name, upstreamUrl, { facilitatorUrl, solana });
+      const offer = await offerFrom(url);
+      expect(offer.accepts[0]).toMatchObject({
+        network: solana.network,
+        payTo: solana.payTo,
+        amount: "1000",
+        extra: { feePayer: solana.feePayer },
+      });
+      const signed = await signSvmPayments(2);
+      expect(new Set(signed.map((payment) => payment.transaction)).size).toBe(2);
+      const header = paymentHeader(offer, signed[0] as SignedSvmPayload);
+      const paid = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
+      expect(paid.status).toBe(200);
+      expect(await paid.text()).toBe(UPSTREAM_BODY);
+      expect(paid.headers.get("payment-response")).not.toBeNull();
+      if (name === "official") return; // the official keeps no ledger: its facilitator refuses replays
+      const again = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
+      expect(again.status).not.toBe(200);
+      await again.arrayBuffer();
+      // Another transaction of the pool is another payment.
+      const other = paymentHeader(offer, signed[1] as SignedSvmPayload);
+      const second = await fetch(url + ROUTE, { headers: { "payment-signature": other } });
+      expect(second.status).toBe(200);
+      await second.arrayBuffer();
+    },
+    60_000,
   );
 
   it("the proxy floor and the gateway forward a free path to the upstream", async () => {
