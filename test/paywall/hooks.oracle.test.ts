@@ -55,6 +55,18 @@ const fail = (): never => {
   throw new Error("hook failure");
 };
 
+/** A valid payment, a facilitator that settles, and no hook deciding anything. */
+const PLAIN_SCENARIO: Scenario = {
+  verifyValid: true,
+  settleSuccess: true,
+  protectedRequest: "none",
+  beforeVerify: "none",
+  afterVerify: "none",
+  beforeSettle: "none",
+  settleFailure: "none",
+  afterSettle: "none",
+};
+
 /** The scenario's hooks, in the official result shapes (ours takes the same objects). */
 function hooksOf(s: Scenario) {
   return {
@@ -193,7 +205,19 @@ describe("hook results decide as the official x402HTTPResourceServer decides", (
           expect(ours).toEqual(official);
           seen.add(JSON.stringify(official));
         }),
-        { numRuns: 150 },
+        {
+          numRuns: 150,
+          // One of each kind of decision is always among the runs (the rest are random).
+          examples: (
+            [
+              {},
+              { beforeSettle: "skip" },
+              { protectedRequest: "abort" },
+              { beforeSettle: "abort" },
+              { afterVerify: "skipHandler" },
+            ] as Array<Partial<Scenario>>
+          ).map((change) => [{ ...PLAIN_SCENARIO, ...change }]),
+        },
       );
     } finally {
       console.warn = warn;
