@@ -26,6 +26,13 @@ export async function startRedisProcess(port: number, args: string[]): Promise<R
     }
     await sleep(50);
   }
+  // A PONG may come from another test's redis-server that took the port first (ours then fails to bind
+  // and exits): only ours, by its pid, will do.
+  const pid = /process_id:(\d+)/.exec(await redisCli(port, ["INFO", "server"]).catch(() => ""))?.[1];
+  if (pid !== String(child.pid)) {
+    killGroup(child);
+    throw new Error(`port ${port} is answered by another redis-server (pid ${pid ?? "?"}), not ours`);
+  }
   return {
     port,
     child,
@@ -225,7 +232,18 @@ export interface RedisSentinel {
   stop(): Promise<void>;
 }
 
+/** {@link startOneRedisSentinel} on fresh ports, up to three times (a port taken by another test meanwhile). */
 export async function startRedisSentinel(): Promise<RedisSentinel> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOneRedisSentinel();
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOneRedisSentinel(): Promise<RedisSentinel> {
   const dir = await mkdtemp(join(tmpdir(), "x402-sentinel-"));
   const name = "x402ledger";
   const taken = new Set<number>();
@@ -311,7 +329,12 @@ export async function startRedisSentinel(): Promise<RedisSentinel> {
       await processes.find((process) => process.port === port)?.kill();
     },
     async stallReplicas(seconds) {
-      const info = await redisCli(await masterPort(), ["INFO", "replication"]);
+      // Right after a failover the replicas reattach to the new master within seconds: wait for them.
+      let info = "";
+      await until("the master to have its replicas back", async () => {
+        info = await redisCli(await masterPort(), ["INFO", "replication"]).catch(() => "");
+        return /slave\d+:ip=/.test(info);
+      }).catch(() => undefined);
       const ports = [...info.matchAll(/slave\d+:ip=[^,]+,port=(\d+)/g)].map(([, port]) => Number(port));
       if (ports.length === 0) throw new Error(`the master has no replica to stall: ${info}`);
       await Promise.all(ports.map((port) => redisCli(port, ["DEBUG", "SLEEP", String(seconds)])));
