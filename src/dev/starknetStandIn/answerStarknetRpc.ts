@@ -1,36 +1,17 @@
 import { createHash } from "node:crypto";
-import { ec, hash as starknetHash } from "starknet";
+import { ec } from "starknet";
 import { minimalFelt, selectorOf } from "../../starknet/StarknetRpc.js";
 import { IS_VALID_SIGNATURE, SNIP6_VALID } from "../../signers/LayerTwoSigner.js";
 import { verifyStarkKeySignature } from "../../signers/verifyStarkKeySignature.js";
 import { EST_OUVERTE } from "../../recognition/StarknetRecognizer.js";
-import type { RecognitionRegistry } from "./RecognitionRegistry.js";
+import { acceptInvoke } from "./acceptInvoke.js";
+import { felt, invalidParams, Refusal, type RpcError, type StandInChain } from "./standInRpcParts.js";
 
-/** What the stand-in answers from: its chain id, the registry contracts' addresses and their state. */
-export interface StandInChain {
-  chainId: string;
-  /** The default registry contract's address, as a minimal felt. */
-  contract: string;
-  /** Every registry contract deployed (the default one included), as minimal felts: one per resource. */
-  registries: Set<string>;
-  /** The class hash `starknet_getClassHashAt` answers for the registry contract. */
-  classHash: string;
-  registry: RecognitionRegistry;
-  /** The dev accounts deployed: address → Stark public key (both minimal felts). */
-  accounts: Map<string, string>;
-  /** The class hash `starknet_getClassHashAt` answers for a dev account. */
-  accountClassHash: string;
-}
+export type { StandInChain } from "./standInRpcParts.js";
+export { STAND_IN_RECORD_ENTRYPOINT } from "./acceptInvoke.js";
 
 /** The spec version the stand-in answers `starknet_specVersion` with (the vendored document's). */
 export const STAND_IN_SPEC_VERSION = "0.10.2";
-
-type RpcError = { code: number; message: string; data?: unknown };
-class Refusal extends Error {
-  constructor(readonly error: RpcError) {
-    super(error.message);
-  }
-}
 
 // The spec's errors (codes and messages exactly as the OpenRPC document writes them).
 const CONTRACT_NOT_FOUND = { code: 20, message: "Contract not found" };
@@ -41,27 +22,11 @@ const contractError = (revert: string) => ({
   message: "Contract error",
   data: { revert_error: revert },
 });
-// The write API's errors (starknet_write_api.json of the same version).
-const INVALID_TRANSACTION_NONCE = (data: string) => ({
-  code: 52,
-  message: "Invalid transaction nonce",
-  data,
-});
-const VALIDATION_FAILURE = (data: string) => ({ code: 55, message: "Account validation failed", data });
-const NON_ACCOUNT = { code: 58, message: "Sender address is not an account contract" };
-const DUPLICATE_TX = { code: 59, message: "A transaction with the same hash already exists in the mempool" };
-const UNSUPPORTED_TX_VERSION = { code: 61, message: "the transaction version is not supported" };
 const TXN_HASH_NOT_FOUND = { code: 29, message: "Transaction hash not found" };
-const invalidParams = (why: string) => new Refusal({ code: -32602, message: "Invalid params", data: why });
 
-const FELT_INPUT = /^0x[0-9a-fA-F]{1,64}$/;
-const FIELD_PRIME = 2n ** 251n + 17n * 2n ** 192n + 1n;
 const EST_OUVERTE_SELECTOR = selectorOf(EST_OUVERTE);
 const IS_VALID_SIGNATURE_SELECTOR = selectorOf(IS_VALID_SIGNATURE);
 
-/** The registry contracts' recording entry point, `record_payer(payer: felt252)`: what a recorder invokes. */
-export const STAND_IN_RECORD_ENTRYPOINT = "record_payer";
-const RECORD_SELECTOR = selectorOf(STAND_IN_RECORD_ENTRYPOINT);
 /** The event a registry emits for each recording: keys `[selector("PayerRecorded")]`, data `[payer]`. */
 const PAYER_RECORDED_KEY = selectorOf("PayerRecorded");
 
@@ -160,120 +125,6 @@ const METHODS: Record<string, { params: string[]; run: (chain: StandInChain, p: 
 
 type Params = Record<string, unknown>;
 
-const RESOURCES = ["l1_gas", "l1_data_gas", "l2_gas"] as const;
-const DA_MODES: Record<string, number> = { L1: 0, L2: 1 };
-
-/**
- * Admits one v3 invoke transaction as a sequencer would before it executes it: a known account as sender,
- * its next nonce, a hash not seen before, and `[r, s]` of the account's Stark key over the transaction's
- * hash (what the dev accounts' `__validate__` checks). Its calls must each be `record_payer(payer)` on a
- * registry contract (nothing else executes here: any other call is refused before it is accepted, where a
- * chain would revert it). Accepted, it is its own block. Answers the transaction hash.
- */
-function acceptInvoke(chain: StandInChain, value: unknown): string {
-  const tx = object(value, "invoke_transaction");
-  if (tx.type !== "INVOKE") throw invalidParams('invoke_transaction.type must be "INVOKE"');
-  if (tx.version !== "0x3") throw new Refusal(UNSUPPORTED_TX_VERSION);
-  const sender = felt(tx.sender_address, "invoke_transaction.sender_address");
-  const nonce = felt(tx.nonce, "invoke_transaction.nonce");
-  const calldata = felts(tx.calldata, "invoke_transaction.calldata");
-  const signature = felts(tx.signature, "invoke_transaction.signature");
-  const bounds = object(tx.resource_bounds, "invoke_transaction.resource_bounds");
-  const resourceBounds = Object.fromEntries(
-    RESOURCES.map((name) => {
-      const bound = object(bounds[name], `invoke_transaction.resource_bounds.${name}`);
-      return [
-        name,
-        {
-          max_amount: felt(bound.max_amount, `resource_bounds.${name}.max_amount`),
-          max_price_per_unit: felt(bound.max_price_per_unit, `resource_bounds.${name}.max_price_per_unit`),
-        },
-      ];
-    }),
-  );
-  const tip = felt(tx.tip, "invoke_transaction.tip");
-  const paymasterData = felts(tx.paymaster_data, "invoke_transaction.paymaster_data");
-  const accountDeploymentData = felts(
-    tx.account_deployment_data,
-    "invoke_transaction.account_deployment_data",
-  );
-  const nonceMode = DA_MODES[String(tx.nonce_data_availability_mode)];
-  const feeMode = DA_MODES[String(tx.fee_data_availability_mode)];
-  if (nonceMode === undefined || feeMode === undefined) {
-    throw invalidParams('the data availability modes must be "L1" or "L2"');
-  }
-  const publicKey = chain.accounts.get(sender);
-  if (publicKey === undefined) throw new Refusal(NON_ACCOUNT);
-  const expected = chain.registry.nonceOf(sender);
-  if (BigInt(nonce) !== BigInt(expected)) {
-    throw new Refusal(
-      INVALID_TRANSACTION_NONCE(`account ${sender} expects nonce ${expected}, got ${BigInt(nonce)}`),
-    );
-  }
-  const hash = minimalFelt(
-    starknetHash.calculateInvokeTransactionHash({
-      senderAddress: sender,
-      version: "0x3",
-      compiledCalldata: calldata,
-      chainId: chain.chainId as never,
-      nonce,
-      accountDeploymentData,
-      nonceDataAvailabilityMode: nonceMode as never,
-      feeDataAvailabilityMode: feeMode as never,
-      resourceBounds: resourceBounds as never,
-      tip,
-      paymasterData,
-    }),
-  );
-  if (chain.registry.transaction(hash) !== undefined) throw new Refusal(DUPLICATE_TX);
-  if (!verifyStarkKeySignature(ec.starkCurve, publicKey, hash, signature)) {
-    throw new Refusal(VALIDATION_FAILURE(`the signature is not the account's key over ${hash}`));
-  }
-  const recordCalls = recordCallsOf(chain, calldata);
-  chain.registry.acceptInvoke(hash, sender, Number(BigInt(nonce)), recordCalls);
-  return hash;
-}
-
-/** The calls of a Cairo 1 account's `__execute__` calldata: `[n, (to, selector, len, ...args) × n]`. */
-function recordCallsOf(chain: StandInChain, calldata: string[]): Array<{ contract: string; payer: string }> {
-  const refuse = (why: string) => new Refusal(VALIDATION_FAILURE(why));
-  const count = Number(BigInt(calldata[0] ?? "0x0"));
-  if (count < 1 || count > 100) throw refuse("the calldata must hold 1 to 100 calls");
-  const calls: Array<{ contract: string; payer: string }> = [];
-  let at = 1;
-  for (let index = 0; index < count; index++) {
-    const [to, selector, length, payer] = calldata.slice(at, at + 4);
-    if (to === undefined || selector === undefined || length === undefined)
-      throw refuse("calldata ends mid-call");
-    if (
-      !chain.registries.has(to) ||
-      selector !== RECORD_SELECTOR ||
-      BigInt(length) !== 1n ||
-      payer === undefined
-    ) {
-      throw refuse(
-        `call ${index}: only ${STAND_IN_RECORD_ENTRYPOINT}(payer) on a registry contract executes here`,
-      );
-    }
-    calls.push({ contract: to, payer });
-    at += 4;
-  }
-  if (at !== calldata.length) throw refuse("calldata has felts after its last call");
-  return calls;
-}
-
-function object(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw invalidParams(`${where} must be an object`);
-  return value as Record<string, unknown>;
-}
-
-function felts(value: unknown, where: string): string[] {
-  if (!Array.isArray(value) || value.length > 10_000)
-    throw invalidParams(`${where} must be an array of felts`);
-  return value.map((item, index) => felt(item, `${where}[${index}]`));
-}
-
 /**
  * A dev account's SNIP-6 `is_valid_signature(hash, signature: Array<felt252>)`: `VALID` when the
  * signature is `[r, s]` of the account's Stark key over `hash`, `0` otherwise (as OpenZeppelin's
@@ -360,14 +211,6 @@ function byName(names: string[], params: unknown): Params {
   const missing = names.find((name) => out[name] === undefined);
   if (missing !== undefined) throw invalidParams(`missing required param "${missing}"`);
   return out;
-}
-
-/** A felt as the stand-in compares it: minimal lower-case hex; anything else is invalid params. */
-function felt(value: unknown, where: string): string {
-  if (typeof value !== "string" || !FELT_INPUT.test(value) || BigInt(value) >= FIELD_PRIME) {
-    throw invalidParams(`${where} must be a felt (0x + at most 63 hex digits, below the field prime)`);
-  }
-  return minimalFelt(value);
 }
 
 /** The block a BLOCK_ID names (every tag is the latest: nothing is pending here), or BLOCK_NOT_FOUND. */
