@@ -1,4 +1,4 @@
-import { Agent, createServer, type RequestListener, type Server } from "node:http";
+import { Agent, createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
@@ -298,6 +298,61 @@ export const contenders = {
     const app = new Hono();
     app.get(ROUTE, (c) => c.body(offer.body, 402, headers));
     return serve(getRequestListener(app.fetch));
+  },
+
+  /**
+   * Floor of a paid request over HTTP (scenario 11): `node:http` doing the least a paywall must — decode the
+   * payment header, POST it to the facilitator's `/verify` then `/settle` on one keep-alive agent, answer
+   * 200 with the body and `PAYMENT-RESPONSE`. No route matching, no replay ledger, no hold, no checks of
+   * the replies beyond `isValid`/`success`: not a paywall, the cost of Node's HTTP machinery alone.
+   */
+  "bare-http-paid": async ({ facilitatorUrl = "http://127.0.0.1:9" }) => {
+    const offer = await precomputedOffer();
+    const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+    const post = (path: string, body: string) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const request = httpRequest(`${facilitatorUrl}${path}`, {
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        });
+        request.on("error", reject);
+        request.on("response", (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
+          response.on("error", reject);
+        });
+        request.end(body);
+      });
+    return serve((req, res) => {
+      const fail = (status: number) => {
+        res.writeHead(status).end();
+      };
+      const header = req.headers["payment-signature"];
+      if (typeof header !== "string") {
+        res.writeHead(402, { "content-type": "application/json", "payment-required": offer.header });
+        return res.end(offer.body);
+      }
+      const payment = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { accepted: unknown };
+      const body = JSON.stringify({
+        x402Version: 2,
+        paymentPayload: payment,
+        paymentRequirements: payment.accepted,
+      });
+      post("/verify", body)
+        .then((verified) => (verified.isValid === true ? post("/settle", body) : undefined))
+        .then((settled) => {
+          if (settled?.success !== true) return fail(402);
+          res.writeHead(200, {
+            "content-type": "application/json",
+            "content-length": UPSTREAM_BODY.length,
+            "payment-response": Buffer.from(JSON.stringify(settled)).toString("base64"),
+          });
+          res.end(UPSTREAM_BODY);
+        })
+        .catch(() => fail(502));
+    });
   },
 
   /** The instant facilitator as an HTTP server, for the paid scenarios that reach it over HTTP. */

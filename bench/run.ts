@@ -35,6 +35,7 @@ const labels = {
   x402: "x402()",
   gateway: "x402-gateway serve",
   "express-hpm": "Express + hpm, keep-alive agent",
+  "bare-http-paid": "bare node:http, verify + settle (floor)",
   "x402-redis": "x402(), Redis ledger",
   "gateway-redis": "x402-gateway serve, Redis ledger",
   "bare-hono-402": "bare Hono (constant 402)",
@@ -137,6 +138,7 @@ async function paidOverHttpScenario(
     title: "Paid path over HTTP: a distinct payment per request, instant facilitator in its own process",
     contenders: [
       "official",
+      "bare-http-paid",
       "x402",
       "gateway",
       ...(redis

@@ -47,8 +47,13 @@ export interface HttpFacilitatorOptions {
   headers?: Record<string, string> | FacilitatorHeaders | undefined;
   /** Auth minted at each call (a bearer token from the environment), over `headers`. */
   auth?: FacilitatorAuth | undefined;
-  /** Send through this `fetch` instead of Node's `http`/`https` on a keep-alive agent (or, where there is none, the global `fetch`). */
+  /**
+   * Send through this `fetch` instead of the default transport: on Node an `undici` keep-alive pool, else
+   * Node's `http`/`https` on a keep-alive agent, else (Workers) the global `fetch`.
+   */
   fetch?: typeof fetch | undefined;
+  /** Send through this transport (e.g. `nodeHttpTransport(url)`), over `fetch` and the default. */
+  transport?: FacilitatorTransport | undefined;
   /** Told what a `/verify` or `/settle` reply's `EXTENSION-RESPONSES` header says (diagnostics; must not throw). */
   onExtensionResponses?: ((endpoint: "verify" | "settle", responses: ExtensionResponses) => void) | undefined;
 }
@@ -79,7 +84,8 @@ export class HttpFacilitator implements Facilitator, CborFacilitator {
 
   constructor(private readonly options: HttpFacilitatorOptions) {
     this.base = options.url.replace(/\/+$/, "");
-    this.transport = options.fetch ? fetchTransport(options.fetch) : defaultTransport(this.base);
+    this.transport =
+      options.transport ?? (options.fetch ? fetchTransport(options.fetch) : defaultTransport(this.base));
     this.auth = options.auth && facilitatorAuthHeaders(options.auth);
     this.timeouts = {
       verify: options.timeoutMs ?? DEFAULTS.verifyTimeoutMs,

@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import { nodeBuiltin } from "../common/nodeBuiltin.js";
 import { concatBytes, utf8ByteLength } from "../common/bytes.js";
 import { ReplyTooLargeError } from "./readLimited.js";
+import { IDLE_SOCKET_MS, MAX_SOCKETS, afterPendingIo, timeoutError } from "./transportLimits.js";
 import type { FacilitatorReply, FacilitatorRequest, FacilitatorTransport } from "./facilitatorTransport.js";
 
 /** The part of `node:http` and `node:https` used here, asked of the runtime (Workers have none). */
@@ -11,22 +12,8 @@ interface NodeHttp {
   request(url: string, options: RequestOptions): ClientRequest;
 }
 
-/** Connections kept per facilitator origin: enough for a busy instance, bounded so a stall cannot pile up sockets. */
-const MAX_SOCKETS = 256;
-/**
- * An idle connection is closed after this long, before a Node facilitator's default 5 s keep-alive
- * timeout could close it under a request that reuses it.
- */
-const IDLE_SOCKET_MS = 4_000;
-
 /** Whether an agent's socket is between requests (`_httpMessage` is the request it serves, if any). */
 const idle = (socket: Socket) => (socket as Socket & { _httpMessage?: unknown })._httpMessage == null;
-
-function timeoutError(timeoutMs: number): Error {
-  const error = new Error(`no answer within ${timeoutMs} ms`);
-  error.name = "TimeoutError";
-  return error;
-}
 
 /**
  * Node's `http`/`https` client on one keep-alive agent per facilitator client: no WHATWG streams, abort
@@ -103,8 +90,5 @@ export function nodeHttpTransport(base: string): FacilitatorTransport | undefine
       });
       request.end(body);
     });
-  // Sent after this turn's I/O: a facilitator that closed an idle connection (stopped, restarted) has
-  // its close read first, so the agent opens a new connection (refused: nothing sent) rather than writing
-  // into the closed one, which would leave a settlement's outcome unknown.
-  return (request) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => exchange(request));
+  return (request) => afterPendingIo().then(() => exchange(request));
 }

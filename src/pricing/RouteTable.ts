@@ -136,12 +136,34 @@ export class RouteTable {
    * (see {@link lenientReadings}) is `invalid` too, since the paywall cannot know how its upstream reads it.
    */
   match(method: string, rawPath: string, options: MatchOptions = {}): RouteMatch {
-    return this.matchReading(method.toUpperCase(), rawPath, normalizePath(rawPath), options);
+    const upper = method.toUpperCase();
+    const key = memoKey("m", upper, rawPath, options);
+    const known = key === undefined ? undefined : this.memo.get(key);
+    if (known !== undefined) return known;
+    return this.remember(key, this.matchReading(upper, rawPath, normalizePath(rawPath), options));
   }
 
   /** {@link match} for a path already normalised by {@link normalizePath} (the gateway does it once per request). */
   matchNormalized(method: string, path: string, options: MatchOptions = {}): RouteMatch {
-    return this.matchReading(method.toUpperCase(), path, { ok: true, path }, options);
+    const upper = method.toUpperCase();
+    const key = memoKey("n", upper, path, options);
+    const known = key === undefined ? undefined : this.memo.get(key);
+    if (known !== undefined) return known;
+    return this.remember(key, this.matchReading(upper, path, { ok: true, path }, options));
+  }
+
+  /**
+   * The last {@link MEMO_ENTRIES} answers, by everything an answer depends on (the table never changes):
+   * a path asked again (a client's retry with its payment, a popular route) is priced without its readings
+   * being worked out again. Oldest out first; a flood of distinct paths only costs what matching costs.
+   */
+  private readonly memo = new Map<string, RouteMatch>();
+
+  private remember(key: string | undefined, match: RouteMatch): RouteMatch {
+    if (key === undefined) return match;
+    if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value as string);
+    this.memo.set(key, match);
+    return match;
   }
 
   private matchReading(
@@ -178,6 +200,22 @@ export class RouteTable {
     if (this.routes.length === 0) return undefined;
     return this.index.find(method, segmentsOf(path, this.caseSensitive));
   }
+}
+
+/** How many match answers a table keeps ({@link RouteTable}'s memo), and the longest path kept (bytes of memory bounded). */
+const MEMO_ENTRIES = 1024;
+const MEMO_MAX_PATH = 512;
+
+/**
+ * A memo key naming every input of a match, unambiguously (lengths before the variable parts); undefined for a
+ * path too long to keep.
+ */
+function memoKey(kind: "m" | "n", upper: string, path: string, options: MatchOptions): string | undefined {
+  const raw = options.rawPath;
+  if (path.length > MEMO_MAX_PATH || (raw !== undefined && raw.length > MEMO_MAX_PATH)) return undefined;
+  const lenient = options.refuseLenientReadings === true ? "l" : "-";
+  const rawPart = raw === undefined ? "" : `${raw.length}:${raw}`;
+  return `${kind}${lenient}${upper.length}:${upper}${path.length}:${path}${rawPart}`;
 }
 
 /** A normalised path's segments as routes compare them: each decoded (as the official matcher does), lower-cased unless case-sensitive. */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpFacilitator } from "../../src/facilitator/HttpFacilitator.js";
+import { nodeHttpTransport } from "../../src/facilitator/nodeHttpTransport.js";
 import { GatewayError } from "../../src/protocol/errors.js";
 import { evmPayment, usdcRequirements } from "../support/payments.js";
 
@@ -68,7 +69,10 @@ interface Outcome {
   retryAfterSeconds?: number | undefined;
 }
 
-async function outcome(url: string, viaFetch: boolean, call: "verify" | "settle"): Promise<Outcome> {
+/** The three ways a call can go: the default (an undici pool on Node), Node's http agent, `fetch` (the oracle). */
+type Way = "default" | "node-http" | "fetch";
+
+async function outcome(url: string, how: Way, call: "verify" | "settle"): Promise<Outcome> {
   // Only a facilitator that stops sending is decided by the timeout; every other outcome must be the
   // server's doing through both transports however loaded the machine (a cut after 20 ms, the size cap).
   const timeoutMs = /\/(hang|declaredTooLarge)$/.test(url) ? 300 : 20_000;
@@ -76,7 +80,8 @@ async function outcome(url: string, viaFetch: boolean, call: "verify" | "settle"
     url,
     timeoutMs,
     settleTimeoutMs: timeoutMs,
-    ...(viaFetch ? { fetch: globalThis.fetch } : {}),
+    ...(how === "fetch" ? { fetch: globalThis.fetch } : {}),
+    ...(how === "node-http" ? { transport: nodeHttpTransport(url) } : {}),
   });
   return outcomeOf(facilitator, call);
 }
@@ -100,27 +105,32 @@ describe("HttpFacilitator's default transport fails as fetch does", () => {
     async (name) => {
       const [call, behaviour] = name.split(" ") as ["verify" | "settle", string];
       const url = `${base}/${behaviour}`;
-      const viaNode = await outcome(url, false, call);
-      const viaFetch = await outcome(url, true, call);
-      expect(viaNode).toEqual(viaFetch);
+      const viaFetch = await outcome(url, "fetch", call);
+      expect(await outcome(url, "default", call)).toEqual(viaFetch);
+      expect(await outcome(url, "node-http", call)).toEqual(viaFetch);
     },
   );
 
   it.each(["verify", "settle"] as const)(
     "%s against a closed port: unreachable through both",
     async (call) => {
-      const viaNode = await outcome(closedBase, false, call);
-      expect(viaNode).toEqual(await outcome(closedBase, true, call));
+      const viaNode = await outcome(closedBase, "default", call);
+      expect(viaNode).toEqual(await outcome(closedBase, "fetch", call));
+      expect(await outcome(closedBase, "node-http", call)).toEqual(viaNode);
       expect(viaNode.details).toMatchObject({ reason: "unreachable" });
     },
   );
 
-  it("keeps its connection to the facilitator alive between calls", async () => {
+  const nodeWays = ["default", "node-http"] as const;
+  const facilitatorVia = (how: (typeof nodeWays)[number], url: string) =>
+    new HttpFacilitator({ url, ...(how === "node-http" ? { transport: nodeHttpTransport(url) } : {}) });
+
+  it.each(nodeWays)("%s: keeps its connection to the facilitator alive between calls", async (how) => {
     const sockets = new Set<unknown>();
     const counting = (req: IncomingMessage) => sockets.add(req.socket);
     server.on("request", counting);
     try {
-      const facilitator = new HttpFacilitator({ url: `${base}/ok` });
+      const facilitator = facilitatorVia(how, `${base}/ok`);
       const requirements = usdcRequirements("1000");
       for (let i = 0; i < 5; i++) await facilitator.verify(evmPayment(requirements), requirements);
       expect(sockets.size).toBe(1);
@@ -129,20 +139,40 @@ describe("HttpFacilitator's default transport fails as fetch does", () => {
     }
   });
 
-  it("a facilitator stopped while its connection is idle is unreachable for /settle, not a settlement cut", async () => {
-    const own = createServer(behaviours.ok as Behaviour);
-    await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
-    const facilitator = new HttpFacilitator({ url });
-    const requirements = usdcRequirements("1000");
-    expect(await facilitator.verify(evmPayment(requirements), requirements)).toMatchObject({ isValid: true });
-    own.closeAllConnections();
-    await new Promise((resolve) => own.close(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 20)); // its FIN on the way, as from another process
-    expect(await outcomeOf(facilitator, "settle")).toMatchObject({
-      code: "facilitator_unavailable",
-      details: { endpoint: "settle", reason: "unreachable" },
-    });
+  it.each(nodeWays)(
+    "%s: a facilitator stopped while its connection is idle is unreachable for /settle, not a settlement cut",
+    async (how) => {
+      const own = createServer(behaviours.ok as Behaviour);
+      await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+      const facilitator = facilitatorVia(how, url);
+      const requirements = usdcRequirements("1000");
+      expect(await facilitator.verify(evmPayment(requirements), requirements)).toMatchObject({
+        isValid: true,
+      });
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 20)); // its FIN on the way, as from another process
+      expect(await outcomeOf(facilitator, "settle")).toMatchObject({
+        code: "facilitator_unavailable",
+        details: { endpoint: "settle", reason: "unreachable" },
+      });
+    },
+  );
+
+  it("on Node, the default sends through undici (its request lines name `host` in lower case; node:http writes `Host`)", async () => {
+    const names: string[][] = [];
+    const recording = (req: IncomingMessage) => names.push(req.rawHeaders.filter((_, i) => i % 2 === 0));
+    server.on("request", recording);
+    try {
+      const requirements = usdcRequirements("1000");
+      for (const how of nodeWays)
+        await facilitatorVia(how, `${base}/ok`).verify(evmPayment(requirements), requirements);
+      expect(names[0]).toContain("host");
+      expect(names[1]).toContain("Host");
+    } finally {
+      server.off("request", recording);
+    }
   });
 
   it("sends { x402Version: 2, paymentPayload, paymentRequirements } as JSON on every call, requirements serialised once", async () => {

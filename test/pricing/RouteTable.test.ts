@@ -248,3 +248,81 @@ describe("caseSensitivePaths", () => {
     );
   });
 });
+
+describe("RouteTable's memo of answers", () => {
+  const routes = {
+    "GET /api/apy": { price: "$0.001" },
+    "GET /api/metrics/:userAddress": { price: "$0.003" },
+    "/files/*": { price: "$1" },
+  };
+  const pathChars = fc.constantFrom(
+    "/",
+    ".",
+    "%",
+    "2",
+    "e",
+    "f",
+    "a",
+    "p",
+    "i",
+    "y",
+    "\\",
+    "5",
+    "c",
+    "~",
+    "A",
+  );
+  const asked = fc.record({
+    method: fc.constantFrom("GET", "get", "POST", "PROPFIND"),
+    path: fc.oneof(
+      fc.string({ unit: pathChars, maxLength: 24 }).map((rest) => `/${rest}`),
+      fc.constantFrom("/api/apy", "/API/apy", "/api/apy/", "/api/%61py", "/files/a/../b", "//api/apy"),
+    ),
+    rawPath: fc.option(
+      fc.string({ unit: pathChars, maxLength: 12 }).map((rest) => `/${rest}`),
+      {
+        nil: undefined,
+      },
+    ),
+    refuseLenientReadings: fc.boolean(),
+    normalized: fc.boolean(),
+  });
+
+  type Asked = typeof asked extends fc.Arbitrary<infer T> ? T : never;
+
+  it("answers as a table that never saw the path, however many paths came before (past the memo's size)", () => {
+    const longLived = new RouteTable(routes, defaults);
+    const ask = (table: RouteTable, q: Asked) =>
+      q.normalized
+        ? table.matchNormalized(q.method, q.path, {
+            refuseLenientReadings: q.refuseLenientReadings,
+            rawPath: q.rawPath,
+          })
+        : table.match(q.method, q.path, { refuseLenientReadings: q.refuseLenientReadings });
+    fc.assert(
+      fc.property(fc.array(asked, { minLength: 1, maxLength: 40 }), (questions) => {
+        for (const q of questions) {
+          const fresh = ask(new RouteTable(routes, defaults), q);
+          expect(ask(longLived, q)).toEqual(fresh);
+          // Asked again: the memo's answer, the same.
+          expect(ask(longLived, q)).toEqual(fresh);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps its size bounded, and does not keep very long paths", () => {
+    const bounded = new RouteTable(routes, defaults);
+    for (let i = 0; i < 3000; i++) bounded.match("GET", `/api/${i}`);
+    const memo = (bounded as unknown as { memo: Map<string, unknown> }).memo;
+    expect(memo.size).toBe(1024);
+    const before = memo.size;
+    bounded.match("GET", `/api/${"a".repeat(600)}`);
+    expect(memo.has(`m-3:GET605:/api/${"a".repeat(600)}`)).toBe(false);
+    expect(memo.size).toBe(before);
+    // The newest are kept, the oldest dropped.
+    expect(memo.has("m-3:GET9:/api/2999")).toBe(true);
+    expect(memo.has("m-3:GET6:/api/0")).toBe(false);
+  });
+});
