@@ -52,6 +52,11 @@ export interface HttpScenario {
   /** The pre-signed payments, when not the EVM pool (e.g. official `@x402/svm` transactions). */
   payments?: () => Promise<Array<SignedPayload | SignedSvmPayload>>;
   targets: HttpTarget[];
+  /**
+   * Warm-up per contender, in s, when longer than the bench's: a paid contender takes a few thousand requests
+   * before its JIT and heap settle (its first round ran ~1.5× the CPU per request of the next after 1 s).
+   */
+  warmupSeconds?: number;
   /** Labels shown in the table instead of the contender ids. */
   labels: Partial<Record<string, string>>;
 }
@@ -198,7 +203,7 @@ async function measureHttpScenario(
       });
     };
 
-    for (const name of ids) await run(name, settings.warmupSeconds);
+    for (const name of ids) await run(name, scenario.warmupSeconds ?? settings.warmupSeconds);
     const rounds = new Map<string, LoadResult[]>(ids.map((name) => [name, []]));
     // Server CPU per request: what the contender's own process spent, whatever else shares the cores.
     const cpu = new Map<string, number[]>(ids.map((name) => [name, []]));

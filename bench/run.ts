@@ -107,6 +107,7 @@ const HTTP_SCENARIOS: HttpScenario[] = [
 /** A paid GET of the priced route, the instant facilitator in its own process reached over HTTP (11, 14). */
 const PAID_OVER_HTTP = {
   floor: "official",
+  warmupSeconds: 3,
   path: ROUTE,
   expectStatus: 200,
   upstream: true,
@@ -237,7 +238,7 @@ async function solanaPaidScenario(settings: BenchSettings): Promise<Section> {
   const { benchSolanaChain, loadSvmPaymentPool } = await import("./svmPaymentPool.js");
   const solana = await benchSolanaChain();
   // Enough for 3,000 paid requests a second per contender (each contender's ledger starts empty).
-  const size = (settings.warmupSeconds + settings.rounds * settings.seconds) * 3_000;
+  const size = (PAID_OVER_HTTP.warmupSeconds + settings.rounds * settings.seconds) * 3_000;
   return runHttpScenario(
     {
       id: "15",

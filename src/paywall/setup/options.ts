@@ -236,11 +236,11 @@ export const x402OptionsSchema = paywallSettingsSchema
       .meta({ description: "Clock, in epoch ms (tests move it). Default `Date.now`." }),
     /**
      * `fetch` used for outbound calls. Default the global one, except the facilitator's: without it they go
-     * through Node's `http`/`https` on a keep-alive agent.
+     * through a keep-alive `undici` pool on Node (Node's `http`/`https` where it will not load).
      */
     fetch: fn<typeof fetch>("fetch").optional().meta({
       description:
-        "`fetch` used for outbound calls. Default the global one, except the facilitator's: without it they go through Node's `http`/`https` on a keep-alive agent.",
+        "`fetch` used for outbound calls. Default the global one, except the facilitator's: without it they go through a keep-alive `undici` pool on Node (Node's `http`/`https` where it will not load).",
     }),
     /**
      * Renders the browser paywall page instead of the built-in one (the official `PaywallProvider`:
