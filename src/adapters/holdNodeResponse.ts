@@ -15,8 +15,14 @@ export function holdNodeResponse(res: ServerResponse, maxBytes: number): HeldRes
 type HeldMethod = "writeHead" | "write" | "end" | "flushHeaders";
 type Methods = Pick<ServerResponse, HeldMethod>;
 
-/** The hold on each response being held (or once held: a wrapper may have captured its methods). */
-const holds = new WeakMap<ServerResponse, Hold>();
+/**
+ * The hold on a response being held (or once held: a wrapper may have captured its methods), kept on the
+ * response under a symbol: a WeakMap entry per paid request cost its set, its lookups, and the collector's
+ * ephemeron pass.
+ */
+const HOLD = Symbol("x402.hold");
+type Holdable = ServerResponse & { [HOLD]?: Hold };
+const holdOf = (res: ServerResponse): Hold | undefined => (res as Holdable)[HOLD];
 
 /**
  * What a held response does with its writes: keep them (`hold`), drop them (`swallow`, after a discard,
@@ -27,7 +33,7 @@ type Mode = "hold" | "swallow" | "pass";
 
 /**
  * One hold: the response's `writeHead`, `write`, `end` and `flushHeaders` are swapped for the module's
- * holding functions (one set for every response, each finding its hold in {@link holds}), so holding a
+ * holding functions (one set for every response, each finding its hold under {@link HOLD}), so holding a
  * response builds one object rather than a closure per method.
  */
 class Hold implements HeldResponse {
@@ -60,7 +66,7 @@ class Hold implements HeldResponse {
       flushHeaders: res.flushHeaders,
     };
     this.headersBefore = res.getHeaders();
-    holds.set(res, this);
+    (res as Holdable)[HOLD] = this;
     res.writeHead = holdWriteHead as ServerResponse["writeHead"];
     res.write = holdWrite as ServerResponse["write"];
     res.end = holdEnd as ServerResponse["end"];
@@ -144,13 +150,13 @@ class Hold implements HeldResponse {
 
 /** The hold on `res` when its writes are held or dropped; `undefined` when they pass on (see {@link passOn}). */
 function activeHold(res: ServerResponse): Hold | undefined {
-  const hold = holds.get(res);
+  const hold = holdOf(res);
   return hold === undefined || hold.mode === "pass" ? undefined : hold;
 }
 
 /** Call the response's own method, as it was before the hold. */
 function passOn<M extends HeldMethod>(res: ServerResponse, name: M, args: unknown[]): ReturnType<Methods[M]> {
-  const hold = holds.get(res);
+  const hold = holdOf(res);
   const method = (hold?.original[name] ?? ServerResponse.prototype[name]) as (...a: unknown[]) => unknown;
   return method.apply(res, args) as ReturnType<Methods[M]>;
 }
@@ -183,7 +189,7 @@ function holdWrite(this: ServerResponse, ...args: unknown[]): boolean {
 }
 
 function holdEnd(this: ServerResponse, ...args: unknown[]): ServerResponse {
-  const hold = holds.get(this);
+  const hold = holdOf(this);
   if (hold?.swallowAfterEnd && hold.mode === "pass") {
     // Our own answer after a discard: Node's end() calls this.writeHead() itself, so swallow only afterwards.
     const result = passOn(this, "end", args);
