@@ -5,7 +5,7 @@ import {
   isSvmNetwork,
   type PaymentPayload,
 } from "../protocol/schemas.js";
-import { parseSvmTransaction } from "../protocol/svmTransaction.js";
+import { svmMessageOf } from "../protocol/svmTransaction.js";
 import { canonicalJson } from "../protocol/canonicalJson.js";
 import { parseEvmExactPayload } from "../protocol/parseEvmExactPayload.js";
 
@@ -27,9 +27,9 @@ export function paymentIdentity(payment: PaymentPayload): string {
   }
   if (accepted.scheme === "exact" && isSvmNetwork(accepted.network)) {
     const transaction = (payment.payload as { transaction?: unknown }).transaction;
-    const parsed = typeof transaction === "string" ? parseSvmTransaction(transaction) : undefined;
-    if (parsed) {
-      const digest = sha256Hex(parsed.message);
+    const message = typeof transaction === "string" ? svmMessageOf(transaction) : undefined;
+    if (message) {
+      const digest = sha256Hex(message);
       return ["svm", accepted.network, digest].join("|");
     }
   }
@@ -38,6 +38,7 @@ export function paymentIdentity(payment: PaymentPayload): string {
 
 /** Until when a spent payment must be remembered: its `validBefore` (plus a minute of skew), or the default. */
 export function spentUntilMs(payment: PaymentPayload, nowMs: number, defaultTtlMs: number): number {
+  if (!isEvmNetwork(payment.accepted.network)) return nowMs + defaultTtlMs;
   const evm = parseEvmExactPayload(payment.payload);
   if (!evm.success) return nowMs + defaultTtlMs;
   const validBeforeMs = Number(evm.data.authorization.validBefore) * 1000;

@@ -38,8 +38,17 @@ function take(bytes: Uint8Array, at: { offset: number }, length: number): Uint8A
   return slice;
 }
 
-/** Reads a wire transaction (base64, as the `exact` SVM payload's `transaction`); undefined when it is not one. */
-export function parseSvmTransaction(base64: string): SvmTransaction | undefined {
+/** A wire transaction's parts, with its keys as bytes: base58 is written only for what is read. */
+interface WireTransaction {
+  signatures: Uint8Array[];
+  message: Uint8Array;
+  keys: Uint8Array[];
+  blockhash: Uint8Array;
+  instructions: SvmInstruction[];
+}
+
+/** Walks a wire transaction (base64): every length and index checked; undefined when it is not one. */
+function readWireTransaction(base64: string): WireTransaction | undefined {
   try {
     const wire = decodeBase64(base64);
     const at = { offset: 0 };
@@ -56,8 +65,8 @@ export function parseSvmTransaction(base64: string): SvmTransaction | undefined 
     const header = take(message, cursor, 3);
     if (header[0] !== signatureCount) return undefined;
     const keyCount = readShortVec(message, cursor);
-    const accountKeys = Array.from({ length: keyCount }, () => encodeBase58(take(message, cursor, 32)));
-    const recentBlockhash = encodeBase58(take(message, cursor, 32));
+    const keys = Array.from({ length: keyCount }, () => take(message, cursor, 32));
+    const blockhash = take(message, cursor, 32);
     const instructionCount = readShortVec(message, cursor);
     const instructions: SvmInstruction[] = [];
     for (let index = 0; index < instructionCount; index++) {
@@ -67,10 +76,32 @@ export function parseSvmTransaction(base64: string): SvmTransaction | undefined 
       if (programIndex >= keyCount || accounts.some((account) => account >= keyCount)) return undefined;
       instructions.push({ programIndex, accounts, data });
     }
-    return { signatures, message: new Uint8Array(message), accountKeys, recentBlockhash, instructions };
+    return { signatures, message, keys, blockhash, instructions };
   } catch {
     return undefined;
   }
+}
+
+/** Reads a wire transaction (base64, as the `exact` SVM payload's `transaction`); undefined when it is not one. */
+export function parseSvmTransaction(base64: string): SvmTransaction | undefined {
+  const read = readWireTransaction(base64);
+  if (read === undefined) return undefined;
+  const { signatures, message, keys, blockhash, instructions } = read;
+  return {
+    signatures,
+    message: new Uint8Array(message),
+    accountKeys: keys.map((key) => encodeBase58(key)),
+    recentBlockhash: encodeBase58(blockhash),
+    instructions,
+  };
+}
+
+/**
+ * The signed message of a wire transaction that {@link parseSvmTransaction} reads (the same checks), without
+ * writing its keys in base58: what a payment's ledger identity hashes.
+ */
+export function svmMessageOf(base64: string): Uint8Array | undefined {
+  return readWireTransaction(base64)?.message;
 }
 
 const TOKEN_PROGRAMS = new Set([

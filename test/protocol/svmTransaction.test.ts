@@ -2,7 +2,7 @@ import { getBase64Decoder, getTransactionEncoder, type Transaction } from "@sola
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeBase58, encodeBase58 } from "../../src/protocol/base58.js";
-import { parseSvmTransaction, svmTransferOf } from "../../src/protocol/svmTransaction.js";
+import { parseSvmTransaction, svmMessageOf, svmTransferOf } from "../../src/protocol/svmTransaction.js";
 import { paymentIdentity } from "../../src/ledger/paymentIdentity.js";
 
 const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -86,6 +86,36 @@ describe("parseSvmTransaction", () => {
           expect(Buffer.from(bytes).subarray(bytes.length - parsed.message.length)).toEqual(
             Buffer.from(parsed.message),
           );
+      }),
+    );
+  });
+
+  it("svmMessageOf (the ledger identity's reading, no base58) takes what parseSvmTransaction takes, with its message", () => {
+    const same = (text: string) => {
+      const parsed = parseSvmTransaction(text);
+      const message = svmMessageOf(text);
+      expect(message === undefined).toBe(parsed === undefined);
+      if (parsed && message) expect(Buffer.from(message)).toEqual(Buffer.from(parsed.message));
+    };
+    for (const text of [
+      wire(message()),
+      wire(message({ version: false })),
+      "",
+      "AA==",
+      "!!",
+      wire(message()).slice(0, 80),
+    ])
+      same(text);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => same(Buffer.from(bytes).toString("base64"))),
+    );
+    // Mutations of a real transaction: most stay well formed, some break a length or an index.
+    const real = Buffer.from(wire(message()), "base64");
+    fc.assert(
+      fc.property(fc.nat({ max: real.length - 1 }), fc.integer({ min: 0, max: 255 }), (at, byte) => {
+        const mutated = Buffer.from(real);
+        mutated[at] = byte;
+        same(mutated.toString("base64"));
       }),
     );
   });

@@ -1,4 +1,4 @@
-import { type PaymentPayload, type PaymentRequirements } from "../../protocol/schemas.js";
+import { isEvmNetwork, type PaymentPayload, type PaymentRequirements } from "../../protocol/schemas.js";
 import { parseEvmExactPayload } from "../../protocol/parseEvmExactPayload.js";
 
 export type RequirementsMatch =
@@ -32,9 +32,10 @@ function compare(ours: PaymentRequirements, payment: PaymentPayload): Requiremen
       };
     }
   }
-  // The authorization itself must pay what the offer asks, to whom it asks.
-  const evm = parseEvmExactPayload(payment.payload);
-  if (evm.success) {
+  // The authorization itself must pay what the offer asks, to whom it asks. Only an EVM network's payload
+  // carries one: another network's (a Solana transaction) is not put through the EVM schema to fail it.
+  const evm = isEvmNetwork(ours.network) ? parseEvmExactPayload(payment.payload) : undefined;
+  if (evm?.success) {
     const { to, value } = evm.data.authorization;
     if (!sameAddress(to, ours.payTo)) {
       return { ok: false, field: "payload.authorization.to", expected: ours.payTo, received: to };
