@@ -110,6 +110,7 @@ describe("bench harness", () => {
 
   it.each([
     ["official", { redis: false }],
+    ["bare-http-paid", { redis: false }],
     ["x402", { redis: false }],
     ["gateway", { redis: false }],
     ["x402", { redis: true }],
@@ -128,8 +129,8 @@ describe("bench harness", () => {
       expect(paid.status).toBe(200);
       expect(await paid.text()).toBe(UPSTREAM_BODY);
       expect(paid.headers.get("payment-response")).not.toBeNull();
-      // The officials keep no ledger: their facilitator refuses replays.
-      if (name === "official" || name === "official-hono") return;
+      // The officials and Node's floor keep no ledger: their facilitator refuses replays.
+      if (name === "official" || name === "official-hono" || name === "bare-http-paid") return;
       const again = await fetch(url + ROUTE, { headers: { "payment-signature": header } });
       expect(again.status).not.toBe(200);
       await again.arrayBuffer();
