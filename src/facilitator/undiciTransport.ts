@@ -1,4 +1,4 @@
-import { concatBytes } from "../common/bytes.js";
+import { base64OfText, concatBytes } from "../common/bytes.js";
 import { ReplyTooLargeError } from "./readLimited.js";
 import type { FacilitatorReply, FacilitatorRequest, FacilitatorTransport } from "./facilitatorTransport.js";
 import { IDLE_SOCKET_MS, MAX_SOCKETS, afterPendingIo, timeoutError } from "./transportLimits.js";
@@ -26,6 +26,9 @@ interface DispatchHandler {
   onResponseError(controller: DispatchController, error: Error): void;
 }
 
+const hasAuthorization = (headers: Record<string, string>) =>
+  Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+
 const single = (value: string | string[] | undefined) => (typeof value === "string" ? value : null);
 
 /**
@@ -36,7 +39,12 @@ const single = (value: string | string[] | undefined) => (typeof value === "stri
  * a redirect refused, and failures shaped as `fetch`'s (an error `code` saying whether anything was sent).
  */
 export function undiciTransport(base: string, undici: Undici): FacilitatorTransport {
-  const { origin } = new URL(base);
+  const { origin, username, password } = new URL(base);
+  // Credentials in the URL are sent as Basic auth, as `node:http` sends them (a Pool keeps only the origin).
+  const basic =
+    username === "" && password === ""
+      ? undefined
+      : `Basic ${base64OfText(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`)}`;
   const pool = new undici.Pool(origin, {
     connections: MAX_SOCKETS,
     keepAliveTimeout: IDLE_SOCKET_MS,
@@ -60,7 +68,14 @@ export function undiciTransport(base: string, undici: Undici): FacilitatorTransp
       const chunks: Uint8Array[] = [];
       let total = 0;
       pool.dispatch(
-        { origin, path: `${target.pathname}${target.search}`, method, headers, body },
+        {
+          origin,
+          path: `${target.pathname}${target.search}`,
+          method,
+          headers:
+            basic === undefined || hasAuthorization(headers) ? headers : { ...headers, authorization: basic },
+          body,
+        },
         {
           onRequestStart(own) {
             controller = own;

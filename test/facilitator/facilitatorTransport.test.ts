@@ -175,6 +175,30 @@ describe("HttpFacilitator's default transport fails as fetch does", () => {
     }
   });
 
+  it.each([
+    ["credentials in the URL only", undefined],
+    ["credentials in the URL and an Authorization header given", "Bearer given"],
+  ])("%s: both Node transports send the same Authorization", async (_name, given) => {
+    const seen: Array<string | undefined> = [];
+    const recording = (req: IncomingMessage) => seen.push(req.headers.authorization);
+    server.on("request", recording);
+    try {
+      const url = `${base.replace("http://", "http://us%40er:p%3Ass@")}/ok`;
+      const requirements = usdcRequirements("1000");
+      for (const how of nodeWays)
+        await new HttpFacilitator({
+          url,
+          ...(given ? { headers: { Authorization: given } } : {}),
+          ...(how === "node-http" ? { transport: nodeHttpTransport(url) } : {}),
+        }).verify(evmPayment(requirements), requirements);
+      expect(seen).toHaveLength(2);
+      expect(seen[0]).toBe(seen[1]);
+      expect(seen[0]).toBe(given ?? `Basic ${Buffer.from("us@er:p:ss").toString("base64")}`);
+    } finally {
+      server.off("request", recording);
+    }
+  });
+
   it("sends { x402Version: 2, paymentPayload, paymentRequirements } as JSON on every call, requirements serialised once", async () => {
     const bodies: string[] = [];
     const own = createServer((req, res) => {
