@@ -27,11 +27,21 @@ export async function startRedisProcess(port: number, args: string[]): Promise<R
     await sleep(50);
   }
   // A PONG may come from another test's redis-server that took the port first (ours then fails to bind
-  // and exits): only ours, by its pid, will do.
-  const pid = /process_id:(\d+)/.exec(await redisCli(port, ["INFO", "server"]).catch(() => ""))?.[1];
+  // and exits): only ours, by its pid, will do. INFO is asked until it names a pid (a loaded machine has
+  // been seen to fail a redis-cli call right after a PONG); a pid that is not ours is a foreign server.
+  let pid: string | undefined;
+  let said = "";
+  while (pid === undefined) {
+    said = await redisCli(port, ["INFO", "server"]).catch((error: Error) => error.message);
+    pid = /process_id:(\d+)/.exec(said)?.[1];
+    if (pid !== undefined) break;
+    if (Date.now() > deadline || child.exitCode !== null) break;
+    await sleep(50);
+  }
   if (pid !== String(child.pid)) {
     killGroup(child);
-    throw new Error(`port ${port} is answered by another redis-server (pid ${pid ?? "?"}), not ours`);
+    const why = pid === undefined ? `INFO named no pid: ${said.slice(0, 200)}` : `pid ${pid}`;
+    throw new Error(`port ${port} is answered by another redis-server (${why}), not ours`);
   }
   return {
     port,
