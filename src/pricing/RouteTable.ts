@@ -136,20 +136,12 @@ export class RouteTable {
    * (see {@link lenientReadings}) is `invalid` too, since the paywall cannot know how its upstream reads it.
    */
   match(method: string, rawPath: string, options: MatchOptions = {}): RouteMatch {
-    const upper = method.toUpperCase();
-    const key = memoKey("m", upper, rawPath, options);
-    const known = key === undefined ? undefined : this.memo.get(key);
-    if (known !== undefined) return known;
-    return this.remember(key, this.matchReading(upper, rawPath, normalizePath(rawPath), options));
+    return this.remembered("m", method.toUpperCase(), rawPath, options);
   }
 
   /** {@link match} for a path already normalised by {@link normalizePath} (the gateway does it once per request). */
   matchNormalized(method: string, path: string, options: MatchOptions = {}): RouteMatch {
-    const upper = method.toUpperCase();
-    const key = memoKey("n", upper, path, options);
-    const known = key === undefined ? undefined : this.memo.get(key);
-    if (known !== undefined) return known;
-    return this.remember(key, this.matchReading(upper, path, { ok: true, path }, options));
+    return this.remembered("n", method.toUpperCase(), path, options);
   }
 
   /**
@@ -159,7 +151,13 @@ export class RouteTable {
    */
   private readonly memo = new Map<string, RouteMatch>();
 
-  private remember(key: string | undefined, match: RouteMatch): RouteMatch {
+  /** The memo's answer for `path` (`n`: already normalised; `m`: as written), worked out and kept on a miss. */
+  private remembered(kind: "m" | "n", upper: string, path: string, options: MatchOptions): RouteMatch {
+    const key = memoKey(kind, upper, path, options);
+    const known = key === undefined ? undefined : this.memo.get(key);
+    if (known !== undefined) return known;
+    const normalized: NormalizedPath = kind === "n" ? { ok: true, path } : normalizePath(path);
+    const match = this.matchReading(upper, path, normalized, options);
     if (key === undefined) return match;
     if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value as string);
     this.memo.set(key, match);
