@@ -52,6 +52,9 @@ export async function openSharedRedis(
     // A master demoted by a failover answers READONLY: reconnect (to the new master); the command fails.
     reconnectOnError: (error) => error.message.startsWith("READONLY"),
   };
+  // Commands issued in one turn of the event loop go out in one write (fewer syscalls for the ledger's
+  // concurrent requests: docs/benchmarks.md). Not on a Cluster, whose auto-pipelines mishandle slot moves.
+  const batched: RedisOptions = failFast ? { enableAutoPipelining: true } : {};
   let client: SharedRedis;
   if (topology.cluster) {
     const nodes = topology.cluster.nodes.map((node) => new URL(node));
@@ -78,6 +81,7 @@ export async function openSharedRedis(
     const auth = credentials(first);
     client = new Redis({
       ...common,
+      ...batched,
       sentinels: sentinels.map((sentinel) => ({
         host: sentinel.hostname,
         port: Number(sentinel.port || 26379),
@@ -93,7 +97,7 @@ export async function openSharedRedis(
     });
   } else {
     if (topology.url === undefined) throw new Error("a Redis topology needs url, cluster or sentinel");
-    client = new Redis(topology.url, common);
+    client = new Redis(topology.url, { ...common, ...batched });
   }
   // Every command reports its own failure; this only keeps ioredis from printing each reconnect error.
   client.on("error", () => undefined);
