@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { PaywallRequestInfo } from "../paywall/flow/PaywallObserver.js";
 import type { Middleware } from "./composeMiddleware.js";
+import { censorHeader, forCensoredHeaders, REDACTED_HEADERS } from "./createGatewayLogger.js";
 
-/** Headers worth a log line; the sensitive ones are redacted by the logger (see `createGatewayLogger`). */
+/** Headers worth a log line; the sensitive ones are censored here, whatever logger writes the line. */
 const LOGGED_HEADERS = [
   "user-agent",
   "content-type",
@@ -12,6 +13,8 @@ const LOGGED_HEADERS = [
   "sign-in-with-x",
   "authorization",
 ];
+
+const CENSORED = new Set(LOGGED_HEADERS.filter((name) => REDACTED_HEADERS.includes(name)));
 
 export interface AccessLogOptions {
   logger: Logger;
@@ -25,13 +28,17 @@ export interface AccessLogOptions {
 
 /** One JSON line per request: route, status, payer, amount, settlement tx, latency. */
 export function createAccessLog({ logger, infoOf, clientAddress, onDone }: AccessLogOptions): Middleware {
+  const lines = forCensoredHeaders(logger);
   return (req, res, next) => {
     const started = performance.now();
     const method = req.method;
     // Before the path is normalised: the log shows what the client sent.
     const url = req.url ?? "/";
     const headers: Record<string, unknown> = {};
-    for (const name of LOGGED_HEADERS) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
+    for (const name of LOGGED_HEADERS) {
+      const value = req.headers[name];
+      if (value !== undefined) headers[name] = CENSORED.has(name) ? censorHeader(name, value) : value;
+    }
     res.once("close", () => {
       const ms = performance.now() - started;
       const info = infoOf(res);
@@ -41,7 +48,7 @@ export function createAccessLog({ logger, infoOf, clientAddress, onDone }: Acces
       const code = info?.code ?? (completed ? String(res.statusCode) : "aborted");
       onDone?.({ route, outcome, code, seconds: ms / 1000 });
       const query = url.indexOf("?");
-      logger.info(
+      lines.info(
         {
           method,
           path: query === -1 ? url : url.slice(0, query),

@@ -7,6 +7,7 @@ import { GATEWAY_DEFAULTS } from "../../src/config/gatewaySectionSchemas.js";
 import { MAX_CBOR_PAYMENT_HEADER_CHARS } from "../../src/protocol/cbor/profile.js";
 import { createGateway, type RunningGateway } from "../../src/gateway/createGateway.js";
 import { createGatewayLogger } from "../../src/gateway/createGatewayLogger.js";
+import { pino, type DestinationStream, type Logger } from "pino";
 import { gatewayConfig } from "./support/gatewayConfig.js";
 import { closedPort, startUpstream, type TestUpstream } from "./support/startUpstream.js";
 
@@ -46,13 +47,15 @@ afterAll(async () => {
 async function start(
   overrides: Parameters<typeof gatewayConfig>[0] = { upstreamUrl: "" },
   lines: string[] = [],
+  makeLogger: (destination: DestinationStream) => Logger = (destination) =>
+    createGatewayLogger("info", destination),
 ) {
   const config = gatewayConfig({
     facilitatorUrl,
     ...overrides,
     upstreamUrl: overrides.upstreamUrl || upstream.url,
   });
-  const logger = createGatewayLogger("info", { write: (line: string) => void lines.push(line) });
+  const logger = makeLogger({ write: (line: string) => void lines.push(line) });
   const gateway = createGateway(config, { logger });
   const server = await gateway.listen();
   running.push(server);
@@ -361,13 +364,19 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 
-  it("logs one JSON line per request with the payment headers redacted", async () => {
+  it.each([
+    ["the gateway's own logger", undefined],
+    ["a logger without redaction", (destination: DestinationStream) => pino({ level: "info" }, destination)],
+  ])("logs one JSON line per request with the payment headers censored (%s)", async (_name, makeLogger) => {
     const lines: string[] = [];
-    const gateway = await start({ upstreamUrl: "" }, lines);
+    const gateway = await start({ upstreamUrl: "" }, lines, makeLogger);
     const signature = Buffer.from(JSON.stringify({ x402Version: 2, secret: "x".repeat(40) })).toString(
       "base64",
     );
-    await fetch(`${gateway.url}/free?token=abc`, { headers: { "payment-signature": signature } });
+    const token = "Bearer abcdefghijklmnopqrstuvwxyz0123456789";
+    await fetch(`${gateway.url}/free?token=abc`, {
+      headers: { "payment-signature": signature, authorization: token, "sign-in-with-x": signature },
+    });
     const entries = lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((e) => e.msg === "request");
@@ -375,8 +384,19 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
     expect(entries[0]).toMatchObject({ method: "GET", path: "/free", status: 200, outcome: "free" });
     expect(typeof entries[0]?.latencyMs).toBe("number");
     expect(lines.join("\n")).not.toContain(signature);
-    expect((entries[0]?.headers as Record<string, string>)["payment-signature"]).toMatch(
-      /^eyJ4NDAy…\[redacted \d+ chars\]$/,
-    );
+    expect(lines.join("\n")).not.toContain("abcdefgh");
+    const headers = entries[0]?.headers as Record<string, string>;
+    expect(headers["payment-signature"]).toMatch(/^eyJ4NDAy…\[redacted \d+ chars\]$/);
+    expect(headers["sign-in-with-x"]).toMatch(/^eyJ4NDAy…\[redacted \d+ chars\]$/);
+    expect(headers.authorization).toBe(`Bearer …[redacted ${token.length} chars]`);
+  });
+
+  it("keeps redacting headers on the gateway logger's other lines", () => {
+    const lines: string[] = [];
+    const logger = createGatewayLogger("info", { write: (line: string) => void lines.push(line) });
+    logger.info({ req: { headers: { "payment-signature": "eyJ4NDAyVmVyc2lvbiI6Mn0=" } } }, "seen");
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
+      req: { headers: { "payment-signature": "eyJ4NDAy…[redacted 24 chars]" } },
+    });
   });
 });
