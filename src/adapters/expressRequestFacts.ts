@@ -1,11 +1,21 @@
 import type { Request } from "express";
 import type { RequestFacts } from "../paywall/request/RequestFacts.js";
-import { NodeRequestFacts, type PeerReading } from "./nodeRequestFacts.js";
+import { NodeRequestFacts, socketReading, type PeerReading } from "./nodeRequestFacts.js";
 
-/** Express's reading of the peer: `protocol` and `ip` honour the app's `trust proxy` (computed on each read). */
+/**
+ * Whether the app trusts no proxy: Express's default `trust proxy` (`false`), where its `protocol` and `ip`
+ * are the socket's, worked out through proxy-addr each time; then read from the socket, as Express would.
+ */
+const trustsNoProxy = (req: Request): boolean => req.app.get("trust proxy") === false;
+
+/** Express's reading of the peer: `protocol` and `ip` honour the app's `trust proxy`. */
 const expressReading: PeerReading = {
-  protocol: (req) => (req as Request).protocol,
-  clientAddress: (req) => (req as Request).ip ?? req.socket.remoteAddress ?? "",
+  protocol: (req) =>
+    trustsNoProxy(req as Request) ? socketReading.protocol(req) : (req as Request).protocol,
+  clientAddress: (req) =>
+    trustsNoProxy(req as Request)
+      ? socketReading.clientAddress(req)
+      : ((req as Request).ip ?? req.socket.remoteAddress ?? ""),
 };
 
 /** A Node request's facts, mounted where Express routed it. */

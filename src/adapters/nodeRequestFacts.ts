@@ -18,6 +18,9 @@ export const socketReading: PeerReading = {
 
 /** Prototype getters: one small object per request, and the peer is read only when asked (most never are). */
 export class NodeRequestFacts implements RequestFacts {
+  /** The peer's protocol, read once (the TLS check and the resource URL both ask; Express works it out anew each time). */
+  private peerProtocol: string | undefined;
+
   constructor(
     readonly raw: IncomingMessage,
     private readonly peer: PeerReading,
@@ -39,10 +42,10 @@ export class NodeRequestFacts implements RequestFacts {
     return this.raw.headers;
   }
   get secure(): boolean {
-    return this.peer.protocol(this.raw) === "https";
+    return this.readProtocol() === "https";
   }
   get protocol(): "http" | "https" {
-    return this.peer.protocol(this.raw) === "https" ? "https" : "http";
+    return this.readProtocol() === "https" ? "https" : "http";
   }
   get clientAddress(): string {
     return this.peer.clientAddress(this.raw);
@@ -61,6 +64,9 @@ export class NodeRequestFacts implements RequestFacts {
   }
   get bodyComplete(): boolean {
     return this.raw.complete;
+  }
+  private readProtocol(): string {
+    return (this.peerProtocol ??= this.peer.protocol(this.raw));
   }
   readBody(maxBytes: number): Promise<Uint8Array | undefined> {
     return readNodeBody(this.raw, maxBytes);

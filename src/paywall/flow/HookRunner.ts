@@ -16,6 +16,9 @@ import {
   type VerifyContext,
 } from "./PaymentHooks.js";
 
+/** What `onProtectedRequest` decided: let in without payment, refuse, or `undefined` to go on. */
+type ProtectedDecision = { kind: "grant" } | { kind: "deny"; reason: string } | undefined;
+
 /** A verdict after the verify hooks: the official `ResourceVerifyResponse`, maybe asking to skip the handler. */
 export type HookedVerdict = HookVerifyResponse & {
   skipHandler?: { contentType?: string | undefined; body?: unknown } | undefined;
@@ -54,11 +57,19 @@ export class HookRunner {
   /**
    * `onProtectedRequest`: `grant` (served without payment), `deny` (403), or `undefined` to go on. Fails
    * closed: a hook that throws or hangs is `500 hook_failed`, since neither letting in nor offering is safe.
+   * Without such a hook, `undefined` at once: no hook request is built and nothing is awaited.
    */
-  async protectedRequest(
-    request: HookRequest,
+  protectedRequest(
+    req: RequestFacts,
     route: PricedRoute,
-  ): Promise<{ kind: "grant" } | { kind: "deny"; reason: string } | undefined> {
+    path: string,
+    paymentHeader: string | undefined,
+  ): Promise<ProtectedDecision> | undefined {
+    if (this.lists.onProtectedRequest.length === 0) return undefined;
+    return this.decideProtected(this.request(req, route, path, paymentHeader), route);
+  }
+
+  private async decideProtected(request: HookRequest, route: PricedRoute): Promise<ProtectedDecision> {
     for (const hook of this.lists.onProtectedRequest) {
       let result;
       try {

@@ -58,10 +58,13 @@ export class PricedRequests {
     const format = negotiatePaymentFormat(req.headers["content-type"]);
     if (!format.ok) throw unsupportedPaymentFormat(format.mediaType);
     // The official decides here, before any offer: let in without payment, or refuse.
-    const decided = await this.deps.hooks.protectedRequest(
-      this.deps.hooks.request(req, route, exchange.path, headerOf(req, PAYMENT_SIGNATURE)),
+    const deciding = this.deps.hooks.protectedRequest(
+      req,
       route,
+      exchange.path,
+      headerOf(req, PAYMENT_SIGNATURE),
     );
+    const decided = deciding && (await deciding);
     if (decided?.kind === "grant") {
       Object.assign(info, { outcome: "granted" });
       this.deps.observer.outcome?.(route.key, "granted");
