@@ -291,6 +291,27 @@ export const contenders = {
     return serve(app);
   },
 
+  /**
+   * Floor of a middleware in Express: `app.use` answering the same 402 as `x402()` does (its five headers
+   * with `setHeader`, then `end`), with no paywall work — the least `x402()` can cost inside Express.
+   */
+  "express-middleware-402": async () => {
+    const offer = await precomputedOffer();
+    const bodyBytes = Buffer.byteLength(offer.body);
+    const app = express();
+    app.disable("x-powered-by");
+    app.use((_req, res) => {
+      res.setHeader("PAYMENT-REQUIRED", offer.header);
+      res.setHeader("Cache-Control", "no-store");
+      res.setHeader("Vary", "Accept");
+      res.statusCode = 402;
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      res.setHeader("Content-Length", bodyBytes);
+      res.end(offer.body);
+    });
+    return serve(app);
+  },
+
   /** Floor: a Hono app on `@hono/node-server` answering a constant 402 with a precomputed header. */
   "bare-hono-402": async () => {
     const offer = await precomputedOffer();

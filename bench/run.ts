@@ -30,6 +30,7 @@ Runs the benchmark scenarios (all by default; or by number: 1 3) and writes benc
 const labels = {
   "bare-http-402": "bare node:http (constant 402)",
   "bare-express-402": "bare Express (constant 402)",
+  "express-middleware-402": "Express middleware, same 402, no paywall work",
   official: "official @x402/express 2.27",
   "official-svm": "official @x402/express 2.27 + @x402/svm",
   x402: "x402()",
@@ -47,7 +48,14 @@ const HTTP_SCENARIOS: HttpScenario[] = [
   {
     id: "1",
     title: "402 path: unpaid GET of a priced route",
-    contenders: ["bare-http-402", "bare-express-402", "official", "x402", "gateway"],
+    contenders: [
+      "bare-http-402",
+      "bare-express-402",
+      "express-middleware-402",
+      "official",
+      "x402",
+      "gateway",
+    ],
     floor: "bare-express-402",
     path: ROUTE,
     expectStatus: 402,

@@ -81,6 +81,7 @@ describe("bench harness", () => {
   it.each([
     "bare-http-402",
     "bare-express-402",
+    "express-middleware-402",
     "bare-hono-402",
     "official",
     "x402",
