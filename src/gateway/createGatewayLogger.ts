@@ -27,16 +27,19 @@ export function censorHeader(name: string, value: unknown): string {
 
 const censor = (value: unknown, path: string[]): string => censorHeader(path.at(-1) ?? "", value);
 
-/** Loggers made here: their redaction covers headers only. */
-const headerRedacting = new WeakSet<Logger>();
+/** Marks loggers made here (their redaction covers headers only); pino's children inherit it. */
+const REDACTS_HEADERS_ONLY = Symbol("x402-gateway logger");
 
 /**
  * The logger for lines whose headers are censored already (the access log's, with {@link censorHeader}):
- * one of {@link createGatewayLogger}'s without its redaction pass, which cost ~40 % of an access line
- * (docs/benchmarks.md); any other logger as it is, with whatever redaction its owner gave it.
+ * one of {@link createGatewayLogger}'s (or a child of one, as a worker's) without its redaction pass, which
+ * cost ~40 % of an access line (docs/benchmarks.md); any other logger as it is, with whatever redaction its
+ * owner gave it.
  */
 export function forCensoredHeaders(logger: Logger): Logger {
-  return headerRedacting.has(logger) ? logger.child({}, { redact: [] }) : logger;
+  return (logger as Logger & { [REDACTS_HEADERS_ONLY]?: true })[REDACTS_HEADERS_ONLY]
+    ? logger.child({}, { redact: [] })
+    : logger;
 }
 
 /**
@@ -54,6 +57,5 @@ export function createGatewayLogger(level: string, destination?: DestinationStre
         ? prettyLogStream()
         : pino.destination({ dest: 1, sync: false })),
   );
-  headerRedacting.add(logger);
-  return logger;
+  return Object.assign(logger, { [REDACTS_HEADERS_ONLY]: true as const });
 }

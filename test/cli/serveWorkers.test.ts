@@ -85,13 +85,32 @@ describe("x402-gateway serve --workers", () => {
     );
     const child = spawnCli("src/cli/x402-gateway.ts", ["serve", "--config", file, "--workers", "2"]);
     const done = collect(child);
-    try {
+    // A hang (seen once, in CI's loaded Node 24 pass) fails here with what the gateway printed, not as a bare timeout.
+    const printed = { stdout: "", stderr: "" };
+    child.stdout?.on("data", (chunk: Buffer | string) => (printed.stdout += String(chunk)));
+    child.stderr?.on("data", (chunk: Buffer | string) => (printed.stderr += String(chunk)));
+    let step = "starting";
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `stuck at: ${step}\n--- stdout (last 4000) ---\n${printed.stdout.slice(-4000)}\n--- stderr ---\n${printed.stderr.slice(-4000)}`,
+            ),
+          ),
+        50_000,
+      );
+    });
+    const exercise = async () => {
+      step = "waiting for both workers to listen";
       const [, url, metricsUrl] = await waitForLine(
         child,
         // The workers' log lines may come between the two.
         /x402-gateway listening on (http:\/\/\S+) \(2 workers\)[\s\S]*x402-gateway metrics on (http:\/\/\S+) \(2 workers\)/,
       );
 
+      step = "free requests";
       // Both workers answer: each request line in the log names its worker.
       for (let i = 0; i < 8; i++) expect((await get(`${url}/free/${i}`)).status).toBe(200);
 
@@ -100,6 +119,7 @@ describe("x402-gateway serve --workers", () => {
       const accepted = (JSON.parse(offer.body) as PaymentRequired).accepts[0];
       const payment = header(evmPayment(accepted as PaymentRequired["accepts"][number]));
       const settlesBefore = facilitator.count("settle");
+      step = "eight copies of one payment";
       const answers = await Promise.all(
         Array.from({ length: 8 }, () => get(`${url}/priced`, { "payment-signature": payment })),
       );
@@ -116,6 +136,7 @@ describe("x402-gateway serve --workers", () => {
 
       // The primary's metrics listener counts the whole cluster (prom-client's aggregation of both
       // workers): the eight free requests went to both workers; a scrape is not a request to the gateway.
+      step = "scraping the primary's metrics";
       for (let scraped = 0; scraped < 2; scraped++) {
         const scrape = await get(metricsUrl!);
         expect(scrape.status).toBe(200);
@@ -136,10 +157,17 @@ describe("x402-gateway serve --workers", () => {
         expect(scrape.body.match(/^process_resident_memory_bytes \d+/gm)).toHaveLength(1);
         expect(scrape.body).toMatch(/^nodejs_eventloop_lag_seconds /m);
       }
+      step = "stopping on SIGTERM";
+      child.kill("SIGTERM");
+      return done;
+    };
+    let result: Awaited<typeof done>;
+    try {
+      result = await Promise.race([exercise(), stuck]);
     } finally {
+      clearTimeout(timer);
       child.kill("SIGTERM");
     }
-    const result = await done;
     expect(result.code).toBe(0);
     const workers = new Set(
       result.stdout

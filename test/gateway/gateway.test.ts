@@ -367,6 +367,10 @@ describe("standalone gateway: health, readiness, metrics, logs", () => {
   it.each([
     ["the gateway's own logger", undefined],
     ["a logger without redaction", (destination: DestinationStream) => pino({ level: "info" }, destination)],
+    [
+      "a child of the gateway's logger, as a worker's",
+      (destination: DestinationStream) => createGatewayLogger("info", destination).child({ worker: 1 }),
+    ],
   ])("logs one JSON line per request with the payment headers censored (%s)", async (_name, makeLogger) => {
     const lines: string[] = [];
     const gateway = await start({ upstreamUrl: "" }, lines, makeLogger);
