@@ -45,11 +45,6 @@ export class HookRunner {
     this.lists = hookLists(hooks);
   }
 
-  /** Whether any hook is set (the flow builds no hook context otherwise). */
-  get any(): boolean {
-    return Object.values(this.lists).some((list) => list.length > 0);
-  }
-
   request(req: RequestFacts, route: PricedRoute, path: string, paymentHeader?: string): HookRequest {
     return { method: req.method, path, routePattern: route.key, headers: req.headers, paymentHeader };
   }
