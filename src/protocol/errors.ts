@@ -190,7 +190,7 @@ export const ERROR_CATALOGUE = {
   },
   ledger_unavailable: {
     status: 503,
-    when: "the payment ledger (Redis) cannot be reached in time: nothing is verified; with `Retry-After`",
+    when: "the payment ledger (Redis) cannot be reached in time: nothing is verified; with `Retry-After`; the `warn` log line's `err` says why (a timeout, `WAIT` short of replicas)",
   },
   paywall_unavailable: {
     status: 503,

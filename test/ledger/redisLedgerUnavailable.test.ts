@@ -13,6 +13,7 @@ import { issueGrant } from "../../src/protocol/cbor/issueGrant.js";
 import { createSigningKey } from "../../src/protocol/cbor/signatures.js";
 import { cborRefusal, fetchCborOffer, postCborPayment, signedIntent } from "../support/cborClient.js";
 import { listenOnLoopback } from "../support/listenOnLoopback.js";
+import { warningLogger } from "../support/warningLogger.js";
 
 describe("a Redis ledger that cannot reach Redis", () => {
   it("fails every operation with LedgerUnavailableError instead of queueing it", async () => {
@@ -37,9 +38,11 @@ describe("a Redis ledger that cannot reach Redis", () => {
     }
   });
 
-  it("makes x402() answer 503 ledger_unavailable with Retry-After, without asking the facilitator", async () => {
+  it("makes x402() answer 503 ledger_unavailable with Retry-After, without asking the facilitator; the operator's line says why", async () => {
     const facilitator = await startFacilitatorDouble();
+    const { logger, warned } = warningLogger();
     const paywall = x402({
+      logger,
       facilitator: { url: facilitator.url },
       payTo: PAY_TO,
       network: "eip155:84532",
@@ -57,6 +60,10 @@ describe("a Redis ledger that cannot reach Redis", () => {
       expect(response.body).toMatchObject({ error: "ledger_unavailable" });
       expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
       expect(facilitator.count("verify")).toBe(0);
+      // The client reads only "retry later"; the operator's warning carries Redis's reason.
+      expect(JSON.stringify(response.body)).not.toContain("Redis");
+      const line = warned.find((entry) => entry.code === "ledger_unavailable");
+      expect((line?.err as Error | undefined)?.message).toMatch(/^Redis could not reserve the payment: /);
     } finally {
       await paywall.close().catch(() => undefined);
       await facilitator.close();

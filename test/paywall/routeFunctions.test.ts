@@ -19,6 +19,7 @@ import { customResponseBody } from "../../src/paywall/responses/customResponseBo
 import { startFacilitatorDouble, type FacilitatorDouble } from "../support/facilitatorDouble.js";
 import { listenOnLoopback, type LoopbackServer } from "../support/listenOnLoopback.js";
 import { PAYWALL_ADAPTERS, sendJson } from "../support/paywallAdapters.js";
+import { warningLogger } from "../support/warningLogger.js";
 
 // The function examples of the official "@x402/express Advanced Examples" README (coinbase/x402,
 // examples/typescript/servers/advanced/README.md: "Dynamic Pricing" and "Dynamic PayTo"), as printed. Only the
@@ -260,19 +261,6 @@ describe("a price function is asked again for the paid retry", () => {
     expect(Object.getOwnPropertyDescriptor(queryParams, "__proto__")?.value).toEqual(["a", "b"]);
   });
 });
-
-/** A logger that keeps what is logged at `warn` (where route function failures go). */
-function warningLogger() {
-  const warned: Array<Record<string, unknown>> = [];
-  const silent = () => undefined;
-  const logger = {
-    debug: silent,
-    info: silent,
-    error: silent,
-    warn: (line: Record<string, unknown>) => void warned.push(line),
-  };
-  return { logger, warned };
-}
 
 describe("functions that throw or return garbage", () => {
   it("a price function that throws: 500 route_function_failed, the handler not run, nothing verified or settled", async () => {

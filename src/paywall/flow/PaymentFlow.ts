@@ -190,11 +190,13 @@ export class PaymentFlow {
   private report(error: GatewayError, route: PricedRoute | undefined, wire?: PaymentWire): void {
     const level = error.status >= 500 ? "warn" : "info";
     const format = wire === undefined || wire === this.json ? undefined : wire.label;
-    // What a route function threw or returned is the operator's to read, never the client's.
+    // What a route function threw or returned, and why the ledger could not answer (Redis's own words:
+    // a timeout, a `WAIT` short of replicas), are the operator's to read, never the client's.
     const err =
       error.code === "route_function_failed" ||
       error.code === "route_function_invalid" ||
-      error.code === "hook_failed"
+      error.code === "hook_failed" ||
+      error.code === "ledger_unavailable"
         ? error.cause
         : undefined;
     this.deps.logger[level](
