@@ -115,7 +115,7 @@ export function failoverChecks(results: FailoverResult[]): RunCheck[] {
       checks.push({
         promise: `${name}: no acknowledged reservation lost`,
         seen: window.recovered
-          ? `${window.lost} of ${window.survivorsChecked} free again (of ${window.served} acknowledged)`
+          ? `${window.lost} of ${window.survivorsChecked} gone from the master (of ${window.served} acknowledged)`
           : `${window.survivorsChecked} of ${window.served} checked before the ledger was lost again`,
         held: window.recovered && window.survivorsChecked === window.served && window.lost === 0,
       });

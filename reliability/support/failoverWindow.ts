@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import {
+  closeSharedRedis,
+  isCluster,
+  openSharedRedis,
+  whenRedisReady,
+} from "../../src/common/openSharedRedis.js";
+import {
   LedgerUnavailableError,
   RedisPaymentLedger,
+  ledgerKeys,
   type RedisPaymentLedgerOptions,
 } from "../../src/ledger/RedisPaymentLedger.js";
 import { injectedFaults } from "./injectedFaults.js";
@@ -19,7 +26,7 @@ export interface FailoverWindow {
   otherErrors: Record<string, number>;
   /** Once served again: how many of the reservations acknowledged before or during the failover were checked … */
   survivorsChecked: number;
-  /** … and how many of them a fresh reserve could take again afterwards (lost writes). */
+  /** … and how many of them the master no longer held afterwards (lost writes). */
   lost: number;
 }
 
@@ -37,10 +44,12 @@ const HOLD_MS = 10 * 60_000;
 const PROBE_INTERVAL_MS = 20;
 
 /**
- * A ledger client reserving a fresh payment every 20 ms while `fault` runs; once served again, it
- * re-reserves every payment it was acknowledged: one it gets again is a write the failover lost
- * (`ledger.wait` promises none). A refusal during that check (the client reconnecting once more)
- * widens the window. With the injected fault `lose-write` one reservation is dropped before the check.
+ * A ledger client reserving a fresh payment every 20 ms while `fault` runs; once served again, every
+ * payment it was acknowledged is looked up on the master: one whose reservation is gone is a write the
+ * failover lost (`ledger.wait` promises none). Read, not reserved again: a reserve refused after it wrote
+ * (its `WAIT` short of replicas, as right after a failover) would leave a reservation of the check's own
+ * that the retry reads as "in progress", hiding the loss. With the injected fault `lose-write` one
+ * reservation is dropped (released, until the master no longer has it) before the check.
  */
 export async function failoverWindow(options: FailoverWindowOptions): Promise<FailoverWindow> {
   const keyPrefix = `window:${randomUUID()}:`;
@@ -99,13 +108,26 @@ export async function failoverWindow(options: FailoverWindowOptions): Promise<Fa
     }
     let checked = 0;
     let lost = 0;
-    const dropped = injectedFaults().has("lose-write") ? acknowledged[0] : undefined;
-    if (dropped && !failing) await served(() => ledger.release(dropped.id, dropped.token));
-    for (const { id } of failing ? [] : acknowledged) {
-      const outcome = await served(() => ledger.reserve(id, { holdMs: HOLD_MS }));
-      if (outcome === undefined) break;
-      checked++;
-      if (outcome.value.status === "reserved") lost++;
+    if (!failing) {
+      const held = await reservationReader(options.where, keyPrefix);
+      try {
+        const dropped = injectedFaults().has("lose-write") ? acknowledged[0] : undefined;
+        // A release is not waited for (a lost one only holds a payment until its hold ends): repeat it until
+        // the master no longer has the reservation, so that a second failover cannot undo the injected loss.
+        const dropBy = Date.now() + READ_WITHIN_MS;
+        while (dropped && (await held(dropped.id)) === true && Date.now() < dropBy) {
+          await served(() => ledger.release(dropped.id, dropped.token));
+          await sleep(PROBE_INTERVAL_MS);
+        }
+        for (const { id } of acknowledged) {
+          const present = await held(id);
+          if (present === undefined) break;
+          checked++;
+          if (!present) lost++;
+        }
+      } finally {
+        await held.close();
+      }
     }
     return {
       windowMs: firstRefusal === undefined ? 0 : (lastRecovery ?? Date.now()) - firstRefusal,
@@ -120,3 +142,32 @@ export async function failoverWindow(options: FailoverWindowOptions): Promise<Fa
     await ledger.close();
   }
 }
+
+/**
+ * Whether the master holds a probe reservation: `EXISTS` on its own client, asked until answered (at
+ * most {@link READ_WITHIN_MS}); undefined when it could not be read.
+ */
+async function reservationReader(
+  where: RedisPaymentLedgerOptions,
+  keyPrefix: string,
+): Promise<((id: string) => Promise<boolean | undefined>) & { close(): Promise<void> }> {
+  const topology = { url: where.url, cluster: where.cluster, sentinel: where.sentinel };
+  const client = await openSharedRedis(topology, { timeoutMs: 1_000 });
+  const keys = ledgerKeys(keyPrefix, isCluster(client));
+  const read = async (id: string): Promise<boolean | undefined> => {
+    const deadline = Date.now() + READ_WITHIN_MS;
+    for (;;) {
+      try {
+        await whenRedisReady(client, 1_000);
+        return (await client.exists(keys.payment(id))) === 1;
+      } catch {
+        if (Date.now() > deadline) return undefined;
+        await sleep(PROBE_INTERVAL_MS);
+      }
+    }
+  };
+  return Object.assign(read, { close: () => closeSharedRedis(client) });
+}
+
+/** How long the check asks for one reservation before it gives up, in ms. */
+const READ_WITHIN_MS = 30_000;
