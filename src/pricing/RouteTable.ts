@@ -148,20 +148,57 @@ export class RouteTable {
    * The last {@link MEMO_ENTRIES} answers, by everything an answer depends on (the table never changes):
    * a path asked again (a client's retry with its payment, a popular route) is priced without its readings
    * being worked out again. Oldest out first; a flood of distinct paths only costs what matching costs.
+   * Kept by kind, leniency and whether a raw path was given ({@link memoShelf}), then by method, then by
+   * path (with the raw path): no key is built from the parts per request.
    */
-  private readonly memo = new Map<string, RouteMatch>();
+  private readonly memo: Array<Map<string, Map<string, RouteMatch>>> = Array.from(
+    { length: 8 },
+    () => new Map(),
+  );
+  /** Where each kept answer is, oldest first: a ring of {@link MEMO_ENTRIES}; the next to go at `memoNext`. */
+  private readonly memoOrder: Array<{
+    byMethod: Map<string, Map<string, RouteMatch>>;
+    upper: string;
+    key: string;
+  }> = [];
+  private memoNext = 0;
 
   /** The memo's answer for `path` (`n`: already normalised; `m`: as written), worked out and kept on a miss. */
   private remembered(kind: "m" | "n", upper: string, path: string, options: MatchOptions): RouteMatch {
-    const key = memoKey(kind, upper, path, options);
-    const known = key === undefined ? undefined : this.memo.get(key);
+    const raw = options.rawPath;
+    if (path.length > MEMO_MAX_PATH || (raw !== undefined && raw.length > MEMO_MAX_PATH)) {
+      return this.matchReading(upper, path, kind === "n" ? { ok: true, path } : normalizePath(path), options);
+    }
+    const byMethod = this.memo[memoShelf(kind, options)] as Map<string, Map<string, RouteMatch>>;
+    // With a raw path: lengths before the variable parts, so that no two (path, raw path) pairs share a key.
+    const key = raw === undefined ? path : `${path.length}:${path}${raw}`;
+    let byPath = byMethod.get(upper);
+    const known = byPath?.get(key);
     if (known !== undefined) return known;
-    const normalized: NormalizedPath = kind === "n" ? { ok: true, path } : normalizePath(path);
-    const match = this.matchReading(upper, path, normalized, options);
-    if (key === undefined) return match;
-    if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value as string);
-    this.memo.set(key, match);
+    const match = this.matchReading(
+      upper,
+      path,
+      kind === "n" ? { ok: true, path } : normalizePath(path),
+      options,
+    );
+    if (byPath === undefined) {
+      byPath = new Map();
+      byMethod.set(upper, byPath);
+    }
+    if (this.memoOrder.length === MEMO_ENTRIES) this.forgetOldest();
+    byPath.set(key, match);
+    this.memoOrder[this.memoNext] = { byMethod, upper, key };
+    this.memoNext = (this.memoNext + 1) % MEMO_ENTRIES;
     return match;
+  }
+
+  /** Drops the oldest kept answer (and its method's map once empty: methods are the client's to choose). */
+  private forgetOldest(): void {
+    const oldest = this.memoOrder[this.memoNext];
+    if (oldest === undefined) return;
+    const byPath = oldest.byMethod.get(oldest.upper);
+    byPath?.delete(oldest.key);
+    if (byPath?.size === 0) oldest.byMethod.delete(oldest.upper);
   }
 
   private matchReading(
@@ -204,16 +241,13 @@ export class RouteTable {
 const MEMO_ENTRIES = 1024;
 const MEMO_MAX_PATH = 512;
 
-/**
- * A memo key naming every input of a match, unambiguously (lengths before the variable parts); undefined for a
- * path too long to keep.
- */
-function memoKey(kind: "m" | "n", upper: string, path: string, options: MatchOptions): string | undefined {
-  const raw = options.rawPath;
-  if (path.length > MEMO_MAX_PATH || (raw !== undefined && raw.length > MEMO_MAX_PATH)) return undefined;
-  const lenient = options.refuseLenientReadings === true ? "l" : "-";
-  const rawPart = raw === undefined ? "" : `${raw.length}:${raw}`;
-  return `${kind}${lenient}${upper.length}:${upper}${path.length}:${path}${rawPart}`;
+/** Which of the memo's eight shelves holds answers of this kind, leniency, and with or without a raw path. */
+function memoShelf(kind: "m" | "n", options: MatchOptions): number {
+  return (
+    (kind === "n" ? 4 : 0) +
+    (options.refuseLenientReadings === true ? 2 : 0) +
+    (options.rawPath === undefined ? 0 : 1)
+  );
 }
 
 /** A normalised path's segments as routes compare them: each decoded (as the official matcher does), lower-cased unless case-sensitive. */

@@ -314,15 +314,29 @@ describe("RouteTable's memo of answers", () => {
 
   it("keeps its size bounded, and does not keep very long paths", () => {
     const bounded = new RouteTable(routes, defaults);
+    // The memo's plain shelf (`match`, not lenient, no raw path), by method then path.
+    const kept = () => (bounded as unknown as { memo: Array<Map<string, Map<string, unknown>>> }).memo[0]!;
+    const size = () => [...kept().values()].reduce((total, byPath) => total + byPath.size, 0);
     for (let i = 0; i < 3000; i++) bounded.match("GET", `/api/${i}`);
-    const memo = (bounded as unknown as { memo: Map<string, unknown> }).memo;
-    expect(memo.size).toBe(1024);
-    const before = memo.size;
+    expect(size()).toBe(1024);
     bounded.match("GET", `/api/${"a".repeat(600)}`);
-    expect(memo.has(`m-3:GET605:/api/${"a".repeat(600)}`)).toBe(false);
-    expect(memo.size).toBe(before);
+    expect(
+      kept()
+        .get("GET")
+        ?.has(`/api/${"a".repeat(600)}`),
+    ).toBe(false);
+    expect(size()).toBe(1024);
     // The newest are kept, the oldest dropped.
-    expect(memo.has("m-3:GET9:/api/2999")).toBe(true);
-    expect(memo.has("m-3:GET6:/api/0")).toBe(false);
+    expect(kept().get("GET")?.has("/api/2999")).toBe(true);
+    expect(kept().get("GET")?.has("/api/0")).toBe(false);
+  });
+
+  it("forgets a method's map once its answers are gone: methods a client makes up cost no memory", () => {
+    const bounded = new RouteTable(routes, defaults);
+    const kept = () => (bounded as unknown as { memo: Array<Map<string, Map<string, unknown>>> }).memo[0]!;
+    for (let i = 0; i < 3000; i++) bounded.match(`M${i}`, "/api/apy");
+    expect(kept().size).toBe(1024);
+    expect(kept().has("M2999")).toBe(true);
+    expect(kept().has("M0")).toBe(false);
   });
 });

@@ -36,10 +36,12 @@ export function refuseOverrides(
   options: { refuseLenientReadings: boolean },
 ): GatewayError | undefined {
   const own = req.method.toUpperCase();
+  // Seven headers are read: the adapter's headers object is fetched once.
+  const read = { headers: req.headers };
   const methodError = (source: string, method: string, message: string) =>
     new GatewayError("invalid_method_override", message, { details: { source, method } });
   for (const name of METHOD_OVERRIDE_HEADERS) {
-    const value = headerOf(req, name);
+    const value = headerOf(read, name);
     if (value === undefined) continue;
     for (const method of value.split(",").map((part) => part.trim().toUpperCase())) {
       if (method === "" || method === own || same(matchAs(method), match)) continue;
@@ -62,7 +64,7 @@ export function refuseOverrides(
       );
     }
   }
-  const contentType = headerOf(req, "content-type");
+  const contentType = headerOf(read, "content-type");
   // The body is not read here: a form POST is refused only where `_method` could turn an unpaid request
   // into a priced one (a paid POST served as another priced method was still paid for).
   if (own === "POST" && match.kind === "free" && contentType !== undefined && FORM.test(contentType)) {
@@ -76,7 +78,7 @@ export function refuseOverrides(
     }
   }
   for (const name of PATH_OVERRIDE_HEADERS) {
-    const value = headerOf(req, name);
+    const value = headerOf(read, name);
     if (value === undefined || value === "") continue;
     const target = name === "x-forwarded-prefix" ? `${value}${pathname}` : originFormOf(value);
     const path = target === undefined ? undefined : splitUrl(target).pathname;
