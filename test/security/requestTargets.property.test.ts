@@ -188,7 +188,11 @@ async function neverForwardedUnpaid(target: string): Promise<boolean> {
   return true;
 }
 
-/** Run the property; at least a tenth of the generated targets must be priced by some reader. */
+/**
+ * Run the property; at least a twentieth of the generated targets must be priced by some reader (so the run
+ * is not vacuous). Over 200 seeds of 400 targets the generator priced 47–90 (median 66); CI once drew 40,
+ * which the former bound of a tenth refused.
+ */
 async function assertOverTargets(seed: number | undefined): Promise<void> {
   let pricedTargets = 0;
   // X402_FUZZ_RUNS runs a deeper search by hand (e.g. 20000); CI keeps 400 per property.
@@ -199,7 +203,7 @@ async function assertOverTargets(seed: number | undefined): Promise<void> {
     }),
     { numRuns, ...(seed === undefined ? {} : { seed }) },
   );
-  expect(pricedTargets).toBeGreaterThan(numRuns / 10);
+  expect(pricedTargets).toBeGreaterThan(numRuns / 20);
 }
 
 describe("request targets: a target any common reader resolves to a priced path is offered or refused", () => {
