@@ -166,21 +166,15 @@ export class RouteTable {
   /** The memo's answer for `path` (`n`: already normalised; `m`: as written), worked out and kept on a miss. */
   private remembered(kind: "m" | "n", upper: string, path: string, options: MatchOptions): RouteMatch {
     const raw = options.rawPath;
-    if (path.length > MEMO_MAX_PATH || (raw !== undefined && raw.length > MEMO_MAX_PATH)) {
-      return this.matchReading(upper, path, kind === "n" ? { ok: true, path } : normalizePath(path), options);
-    }
+    if (path.length > MEMO_MAX_PATH || (raw !== undefined && raw.length > MEMO_MAX_PATH))
+      return this.fresh(kind, upper, path, options);
     const byMethod = this.memo[memoShelf(kind, options)] as Map<string, Map<string, RouteMatch>>;
     // With a raw path: lengths before the variable parts, so that no two (path, raw path) pairs share a key.
     const key = raw === undefined ? path : `${path.length}:${path}${raw}`;
     let byPath = byMethod.get(upper);
     const known = byPath?.get(key);
     if (known !== undefined) return known;
-    const match = this.matchReading(
-      upper,
-      path,
-      kind === "n" ? { ok: true, path } : normalizePath(path),
-      options,
-    );
+    const match = this.fresh(kind, upper, path, options);
     if (byPath === undefined) {
       byPath = new Map();
       byMethod.set(upper, byPath);
@@ -190,6 +184,11 @@ export class RouteTable {
     this.memoOrder[this.memoNext] = { byMethod, upper, key };
     this.memoNext = (this.memoNext + 1) % MEMO_ENTRIES;
     return match;
+  }
+
+  /** The answer worked out anew (`n`: the path is already normalised). */
+  private fresh(kind: "m" | "n", upper: string, path: string, options: MatchOptions): RouteMatch {
+    return this.matchReading(upper, path, kind === "n" ? { ok: true, path } : normalizePath(path), options);
   }
 
   /** Drops the oldest kept answer (and its method's map once empty: methods are the client's to choose). */
