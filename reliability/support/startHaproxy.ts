@@ -19,10 +19,37 @@ export interface Haproxy {
 }
 
 /**
- * HAProxy on a free loopback port, round-robin over `backends` (`http://127.0.0.1:port`), each checked on
- * `/readyz` every 250 ms (down after 2 failures), in a process group of its own.
+ * Until every backend's `/readyz` answers 200 (its ledger and peers answer): what HAProxy's checks will see,
+ * so that a gateway still starting, or one a fault left not ready, is not out of rotation when a test begins.
+ */
+export async function untilBackendsReady(backends: string[], timeoutMs = 30_000): Promise<void> {
+  await until(
+    "every gateway to be ready",
+    async () =>
+      (
+        await Promise.all(
+          backends.map((backend) =>
+            fetch(`${backend}/readyz`).then(
+              (answer) => answer.status === 200,
+              () => false,
+            ),
+          ),
+        )
+      ).every(Boolean),
+    timeoutMs,
+  );
+}
+
+/**
+ * HAProxy on a free loopback port, round-robin over `backends` (`http://127.0.0.1:port`), started once each
+ * is ready, each checked on `/readyz` every 250 ms (down after 2 failures), in a process group of its own.
+ * A check waits up to 2 s for its answer: on a loaded machine (CI runs test files side by side on 2 cores)
+ * a gateway's event loop can stall past 250 ms, and HAProxy's default (the check interval as the timeout)
+ * then took all three gateways out at once and answered 503 itself; a gateway that is down or not ready
+ * still fails its check at once (connection refused, or `/readyz` 503).
  */
 export async function startHaproxy(binary: string, backends: string[]): Promise<Haproxy> {
+  await untilBackendsReady(backends);
   const dir = await mkdtemp(join(tmpdir(), "x402-haproxy-"));
   const port = await findFreePort();
   const file = join(dir, "haproxy.cfg");
@@ -36,6 +63,7 @@ export async function startHaproxy(binary: string, backends: string[]): Promise<
       "  timeout connect 2s",
       "  timeout client 60s",
       "  timeout server 60s",
+      "  timeout check 2s",
       // A request is never sent twice (it may carry a payment); only a refused connection is retried elsewhere.
       "  retries 2",
       "  option redispatch",

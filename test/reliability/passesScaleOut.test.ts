@@ -5,7 +5,6 @@ import { watchPayee } from "../../reliability/support/chainFacts.js";
 import { localGatewayConfig } from "../../reliability/support/localGatewayConfig.js";
 import { paymentSigner, type PaymentSigner } from "../../reliability/support/signPayments.js";
 import { spawnGateway, type GatewayProcess } from "../../reliability/support/spawnGateway.js";
-import { until } from "../../reliability/support/redisProcesses.js";
 import { haproxyBinary, startHaproxy, type Haproxy } from "../../reliability/support/startHaproxy.js";
 import {
   startCountingUpstream,
@@ -49,16 +48,6 @@ beforeAll(async () => {
   };
   gateways = await Promise.all(
     [1, 2, 3].map(() => spawnGateway(config, { detached: true, startTimeoutMs: 90_000 })),
-  );
-  // Every gateway ready (its ledger connected: what HAProxy's /readyz checks will see), so that the first
-  // priced request is not answered 503 by a gateway still starting (seen once in CI's loaded pass).
-  await until(
-    "every gateway to be ready",
-    async () =>
-      (await Promise.all(gateways.map((gateway) => fetch(`${gateway.url}/readyz`)))).every(
-        (response) => response.status === 200,
-      ),
-    30_000,
   );
   haproxy = await startHaproxy(
     HAPROXY as string,
