@@ -5,6 +5,7 @@ import type {
   HoldOutcome,
   ResponseHeaders,
   ResponsePort,
+  WrittenHeaders,
 } from "../paywall/responses/ResponsePort.js";
 import type { RequestHeaders } from "../paywall/request/RequestFacts.js";
 import { concatBytes } from "../common/bytes.js";
@@ -40,6 +41,10 @@ export class FetchResponsePort implements ResponsePort {
   }
   setHeader(name: string, value: HeaderValue): void {
     this.headers.set(name.toLowerCase(), { name, value });
+  }
+  writeHead(status: number, headers: WrittenHeaders): void {
+    this.statusCode = status;
+    for (const [name, value] of Object.entries(headers)) this.setHeader(name, value);
   }
   end(body?: string | Uint8Array): void {
     if (this.ended) return;

@@ -1,5 +1,10 @@
 import type { ServerResponse } from "node:http";
-import type { HeaderValue, HeldResponse, ResponsePort } from "../paywall/responses/ResponsePort.js";
+import type {
+  HeaderValue,
+  HeldResponse,
+  ResponsePort,
+  WrittenHeaders,
+} from "../paywall/responses/ResponsePort.js";
 import { holdNodeResponse } from "./holdNodeResponse.js";
 
 /** Node's `ServerResponse` as the flow's response port: writes go straight to it, holding swaps its methods. */
@@ -28,6 +33,9 @@ class NodeResponsePort implements ResponsePort {
   }
   setHeader(name: string, value: HeaderValue): void {
     this.res.setHeader(name, value);
+  }
+  writeHead(status: number, headers: WrittenHeaders): void {
+    this.res.writeHead(status, headers);
   }
   end(body?: string | Uint8Array): void {
     if (body === undefined) this.res.end();

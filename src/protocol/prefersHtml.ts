@@ -7,8 +7,8 @@ import { CBOR_MEDIA_TYPE } from "./cbor/profile.js";
  * CBOR's (`application/x402+cbor`, named). A tie, `*\/*` alone, or no `Accept` keeps the API answer.
  */
 export function prefersHtml(accept: string | undefined): boolean {
-  // Most API clients name neither: no parse on their path.
-  if (accept === undefined || !/html|\*/i.test(accept)) return false;
+  // Most API clients name neither, or send `*/*` alone (a tie): no parse on their path.
+  if (accept === undefined || accept === "*/*" || !/html|\*/i.test(accept)) return false;
   const weights = acceptWeights(accept);
   const html = weightOf(weights, "text/html");
   const api = Math.max(weightOf(weights, "application/json"), weights.get(CBOR_MEDIA_TYPE) ?? 0);

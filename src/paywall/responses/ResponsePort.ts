@@ -1,6 +1,9 @@
 /** A header value as a response carries it. */
 export type HeaderValue = number | string | readonly string[];
 
+/** Headers written whole, by name (what Node's `writeHead` takes). */
+export type WrittenHeaders = Record<string, number | string | string[]>;
+
 /** Response headers by name, as a held response keeps them. */
 export type ResponseHeaders = Record<string, HeaderValue | undefined>;
 
@@ -14,6 +17,11 @@ export interface ResponseWriter {
   setHeader(name: string, value: HeaderValue): unknown;
   /** Whether the answer has started to leave (nothing can be changed then). */
   readonly headersSent: boolean;
+  /**
+   * Set the status and these headers at once (over any set earlier of the same name, as `setHeader`); nothing
+   * can be set after it. Node's `writeHead`.
+   */
+  writeHead(status: number, headers: WrittenHeaders): unknown;
   /** Send the answer: the status, the headers set so far, and `body`. */
   end(body?: string | Uint8Array): unknown;
   /** The request answered, when the writer knows it: an error is answered in the format it asked for. */

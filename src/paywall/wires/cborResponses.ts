@@ -1,10 +1,10 @@
-import type { ResponseWriter } from "../responses/ResponsePort.js";
+import type { ResponseWriter, WrittenHeaders } from "../responses/ResponsePort.js";
 import { base64OfBytes } from "../../common/bytes.js";
 import type { GatewayError } from "../../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../../protocol/headers.js";
 import { CBOR_MEDIA_TYPE } from "../../protocol/cbor/profile.js";
 import { printableAscii } from "../../protocol/printableAscii.js";
-import { addVary, keepPrivate } from "../responses/respond.js";
+import { keepPrivate, varyWith, writeAnswer } from "../responses/respond.js";
 
 /** Response header naming why a CBOR 402 refused a payment (our profile: the body must stay the offer). */
 export const X402_ERROR = "x402-error";
@@ -29,20 +29,17 @@ export function sendCborPaymentRequired(
   maskDocument: Uint8Array | undefined,
   error?: GatewayError,
 ): void {
-  res.statusCode = 402;
-  res.setHeader(PAYMENT_REQUIRED, base64OfBytes(offer));
-  if (maskDocument !== undefined) {
-    res.setHeader(X402_REVELATION_MASK, base64OfBytes(maskDocument));
-  }
+  const headers: WrittenHeaders = { [PAYMENT_REQUIRED]: base64OfBytes(offer) };
+  if (maskDocument !== undefined) headers[X402_REVELATION_MASK] = base64OfBytes(maskDocument);
   if (error !== undefined && error.code !== "payment_required") {
-    res.setHeader(X402_ERROR, error.code);
-    res.setHeader(X402_ERROR_REASON, printableAscii(error.message, MAX_REASON_CHARS));
+    headers[X402_ERROR] = error.code;
+    headers[X402_ERROR_REASON] = printableAscii(error.message, MAX_REASON_CHARS);
   }
-  res.setHeader("Cache-Control", "no-store");
-  addVary(res, "Accept");
-  res.setHeader("Content-Type", CBOR_MEDIA_TYPE);
-  res.setHeader("Content-Length", offer.length);
-  res.end(offer);
+  headers["Cache-Control"] = "no-store";
+  headers["Vary"] = varyWith(res, "Accept");
+  headers["Content-Type"] = CBOR_MEDIA_TYPE;
+  headers["Content-Length"] = offer.length;
+  writeAnswer(res, 402, headers, offer);
 }
 
 /** Mark a response paid in CBOR: the signed receipt, and no shared caching. */
