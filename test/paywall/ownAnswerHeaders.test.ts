@@ -2,19 +2,19 @@ import { describe, expect, it } from "vitest";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import express from "express";
 import request from "supertest";
-import { x402, x402Node, type X402Options } from "../../src/index.js";
+import { x402, x402Node } from "../../src/index.js";
 import { decodeBase64Json } from "../../src/protocol/base64Json.js";
 import { PAY_TO } from "../support/payments.js";
 
 // The flow writes its own answers (the 402, its refusals) in one `writeHead`: what a middleware set before
 // must stay, a header of the same name is the paywall's (whatever its case), and `Vary` is merged, not lost.
 
-const options: X402Options = {
+const options = {
   facilitator: { url: "http://127.0.0.1:9" },
   payTo: PAY_TO,
   network: "eip155:84532",
   routes: { "GET /api/apy": { price: "$0.001", description: "Current APY" } },
-};
+} as const;
 
 /** What a CORS or caching middleware puts on every response before the paywall runs. */
 function setEarlier(res: ServerResponse): void {
