@@ -23,7 +23,7 @@ const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
  * In Node this costs far less than a `setHeader` per header (a 402 inside Express: 15 % less CPU, measured in
  * docs/benchmarks.md); headers set earlier (CORS's) stay, and a name given here wins, as with `setHeader`.
  */
-export function writeAnswer(
+function writeAnswer(
   res: ResponseWriter,
   status: number,
   headers: WrittenHeaders,
@@ -31,6 +31,26 @@ export function writeAnswer(
 ): void {
   res.writeHead(status, headers);
   res.end(body);
+}
+
+/**
+ * Send an answer of the flow's own that no cache may keep and that varies with `Accept` (the 402s and the
+ * refusals): `headers` plus `Cache-Control`, `Vary` (merged), the type and the length (`bodyBytes` when the
+ * caller has it already), written whole.
+ */
+export function writeUncachedAnswer(
+  res: ResponseWriter,
+  status: number,
+  headers: WrittenHeaders,
+  contentType: string,
+  body: string | Uint8Array,
+  bodyBytes: number = typeof body === "string" ? utf8ByteLength(body) : body.length,
+): void {
+  headers["Cache-Control"] = "no-store";
+  headers["Vary"] = varyWith(res, "Accept");
+  headers["Content-Type"] = contentType;
+  headers["Content-Length"] = bodyBytes;
+  writeAnswer(res, status, headers, body);
 }
 
 /** Answer `status` with `body` as JSON (a HEAD request gets the headers only: Node drops its body). */
@@ -99,11 +119,7 @@ export function sendEncodedPaymentRequired(
 ): void {
   const headers: WrittenHeaders = { [PAYMENT_REQUIRED]: encoded.header };
   if (settlement) headers[PAYMENT_RESPONSE] = encodeBase64Json(settlement);
-  headers["Cache-Control"] = "no-store";
-  headers["Vary"] = varyWith(res, "Accept");
-  headers["Content-Type"] = JSON_CONTENT_TYPE;
-  headers["Content-Length"] = encoded.bodyBytes;
-  writeAnswer(res, 402, headers, encoded.body);
+  writeUncachedAnswer(res, 402, headers, JSON_CONTENT_TYPE, encoded.body, encoded.bodyBytes);
 }
 
 /** Add a field to `Vary`, keeping what earlier middleware (CORS's `Origin`) put there. */
@@ -112,7 +128,7 @@ export function addVary(res: ResponseWriter, field: string): void {
 }
 
 /** The response's `Vary` with `field` added (once), for a header written whole. */
-export function varyWith(res: ResponseWriter, field: string): string {
+function varyWith(res: ResponseWriter, field: string): string {
   const current = res.getHeader("Vary");
   if (current === undefined) return field;
   const fields = (Array.isArray(current) ? current.join(",") : String(current ?? ""))
@@ -137,18 +153,11 @@ export function sendError(
   const headers: WrittenHeaders = {};
   if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.retryAfterSeconds);
   Object.assign(headers, error.headers);
-  headers["Cache-Control"] = "no-store";
-  headers["Vary"] = varyWith(res, "Accept");
-  if (format === "json") {
-    const text = JSON.stringify(error.toBody());
-    headers["Content-Type"] = JSON_CONTENT_TYPE;
-    headers["Content-Length"] = utf8ByteLength(text);
-    return writeAnswer(res, error.status, headers, text);
-  }
-  const body = encodeErrorBody(error.code, error.message, error.details);
-  headers["Content-Type"] = CBOR_MEDIA_TYPE;
-  headers["Content-Length"] = body.length;
-  writeAnswer(res, error.status, headers, body);
+  const json = format === "json";
+  const body = json
+    ? JSON.stringify(error.toBody())
+    : encodeErrorBody(error.code, error.message, error.details);
+  writeUncachedAnswer(res, error.status, headers, json ? JSON_CONTENT_TYPE : CBOR_MEDIA_TYPE, body);
 }
 
 /** Mark a paid response: the receipt, and no shared caching. */

@@ -4,7 +4,7 @@ import type { GatewayError } from "../../protocol/errors.js";
 import { PAYMENT_REQUIRED, PAYMENT_RESPONSE } from "../../protocol/headers.js";
 import { CBOR_MEDIA_TYPE } from "../../protocol/cbor/profile.js";
 import { printableAscii } from "../../protocol/printableAscii.js";
-import { keepPrivate, varyWith, writeAnswer } from "../responses/respond.js";
+import { keepPrivate, writeUncachedAnswer } from "../responses/respond.js";
 
 /** Response header naming why a CBOR 402 refused a payment (our profile: the body must stay the offer). */
 export const X402_ERROR = "x402-error";
@@ -35,11 +35,7 @@ export function sendCborPaymentRequired(
     headers[X402_ERROR] = error.code;
     headers[X402_ERROR_REASON] = printableAscii(error.message, MAX_REASON_CHARS);
   }
-  headers["Cache-Control"] = "no-store";
-  headers["Vary"] = varyWith(res, "Accept");
-  headers["Content-Type"] = CBOR_MEDIA_TYPE;
-  headers["Content-Length"] = offer.length;
-  writeAnswer(res, 402, headers, offer);
+  writeUncachedAnswer(res, 402, headers, CBOR_MEDIA_TYPE, offer);
 }
 
 /** Mark a response paid in CBOR: the signed receipt, and no shared caching. */
